@@ -1,0 +1,103 @@
+// Package budget estimates tokens the way the specification counts them
+// (about four code points a token) and cuts payloads to fit a budget.
+package budget
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// EstimateTokens is 0 for the empty string, else max(1, ceil(runes/4)).
+func EstimateTokens(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := utf8.RuneCountInString(s)
+	return max(1, int(math.Ceil(float64(n)/4)))
+}
+
+// EstimatePayloadTokens estimates v as the reference renders it: JSON with
+// non-ASCII kept raw, key order kept, and spaced separators ", " and ": ".
+// The compact wire form is smaller, so the estimate errs safe.
+func EstimatePayloadTokens(v any) int {
+	return EstimateTokens(Render(v))
+}
+
+// Render is the reference rendering EstimatePayloadTokens measures.
+func Render(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return spaceSeparators(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// spaceSeparators inserts a space after every ',' and ':' outside strings.
+func spaceSeparators(compact []byte) string {
+	var out strings.Builder
+	out.Grow(len(compact) + len(compact)/8)
+	inString, escaped := false, false
+	for _, c := range compact {
+		out.WriteByte(c)
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			out.WriteByte(' ')
+		}
+	}
+	return out.String()
+}
+
+// TruncateText returns s unchanged when it fits maxTokens; otherwise its
+// first maxTokens*4 code points, right-trimmed, followed by "…".
+func TruncateText(s string, maxTokens int) string {
+	if EstimateTokens(s) <= maxTokens {
+		return s
+	}
+	limit := max(0, maxTokens*4)
+	i, n := 0, 0
+	for i < len(s) && n < limit {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return strings.TrimRight(s[:i], " \t\r\n") + "…"
+}
+
+// Fits reports whether v's estimate is within limit tokens.
+func Fits(v any, limit int) bool { return EstimatePayloadTokens(v) <= limit }
+
+// ShrinkTail cuts *list to its longest prefix for which render() fits
+// limit tokens and returns how many tail items were dropped. render builds
+// the whole payload from the current *list; callers keep meta fields at
+// their final size before the cut so fixing them afterwards never breaks
+// the ceiling. Payload size grows with the prefix, so a binary search finds
+// the cut in O(log n) renders.
+func ShrinkTail[T any](list *[]T, limit int, render func() any) int {
+	full := *list
+	if EstimatePayloadTokens(render()) <= limit {
+		return 0
+	}
+	lo, hi := 0, len(full)-1 // the answer lies in [lo, hi]
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		*list = full[:mid]
+		if EstimatePayloadTokens(render()) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	*list = full[:lo]
+	return len(full) - lo
+}
