@@ -1,0 +1,327 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// getColumns are the nodes columns Get reads, in scan order.
+var getColumns = []string{
+	"id", "kind", "type", "title", "summary", "tags", "aliases", "created", "updated",
+	"confidence", "source", "entity_kind", "payload", "payload_type", "payload_hash",
+	"origin", "parent", "trail", "coverage", "body_tokens", "outline", "body_hash", "lang",
+}
+
+// statsSQL counts the rows of a complete catalog; readers of an older file
+// build theirs with countSQL.
+var statsSQL = countSQL(nil)
+
+// countSQL counts nodes, branches, edges and waymarks; a table missing from
+// have (when have is not nil) counts as 0.
+func countSQL(have map[string]map[string]bool) string {
+	count := func(table, where string) string {
+		if have != nil && len(have[table]) == 0 {
+			return "0"
+		}
+		return "(SELECT count(*) FROM " + table + where + ")"
+	}
+	return "SELECT " + count("nodes", "") + ", " + count("nodes", " WHERE kind = 'branch'") + ", " +
+		count("edges", "") + ", " + count("moves", "")
+}
+
+// readStmts are prepared on the reader pool; database/sql prepares each
+// lazily once per connection and reuses it. A statement over a table the
+// file lacks (a read-only open of an old file) is nil and reads as empty.
+type readStmts struct {
+	get       *sql.Stmt
+	outEdges  *sql.Stmt
+	movedFrom *sql.Stmt
+	movedTo   *sql.Stmt
+	inEdges   *sql.Stmt
+	stats     *sql.Stmt
+	empty     *sql.Stmt
+	probe     *sql.Stmt
+	match     *sql.Stmt
+}
+
+func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map[string]bool) error {
+	edgeConf := selectList(edgesTable, []string{"confidence"}, have["edges"])
+	for _, q := range []struct {
+		dst   **sql.Stmt
+		table string // the statement is left nil when the file lacks it
+		query string
+	}{
+		{&s.get, "nodes", "SELECT " + selectList(nodesTable, getColumns, have["nodes"]) + " FROM nodes WHERE id = ?"},
+		{&s.outEdges, "edges", "SELECT rel, dst, " + edgeConf + " FROM edges WHERE src = ? ORDER BY rowid"},
+		{&s.movedFrom, "moves", "SELECT old_id FROM moves WHERE new_id = ? ORDER BY rowid"},
+		{&s.movedTo, "moves", "SELECT new_id FROM moves WHERE old_id = ?"},
+		{&s.inEdges, "edges", "SELECT src, rel, " + edgeConf + " FROM edges WHERE dst = ? ORDER BY rowid"},
+		{&s.stats, "nodes", countSQL(have)},
+		{&s.empty, "nodes", "SELECT NOT EXISTS (SELECT 1 FROM nodes)"},
+		{&s.probe, "nodes", "SELECT title FROM nodes WHERE title <> '' ORDER BY rowid LIMIT 16"},
+		// The shape RankExpr documents for locate.
+		{&s.match, "nodes_fts", "SELECT n.id, f.rank FROM (SELECT rowid, " + RankExpr + " AS rank FROM nodes_fts " +
+			"WHERE nodes_fts MATCH ? ORDER BY rank LIMIT 25) AS f JOIN nodes AS n ON n.rowid = f.rowid ORDER BY f.rank"},
+	} {
+		if len(have[q.table]) == 0 {
+			continue
+		}
+		st, err := db.PrepareContext(ctx, q.query)
+		if err != nil {
+			return fmt.Errorf("%s: %w", q.query, err)
+		}
+		*q.dst = st
+	}
+	return nil
+}
+
+func (s *readStmts) close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.get, s.outEdges, s.movedFrom, s.movedTo, s.inEdges, s.stats, s.empty, s.probe, s.match} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Get returns the record of a node, with its out-edges in declared order and
+// the waymarks pointing at it as MovedFrom. Content is not stored and comes
+// back "". Empty lists come back nil. Leaves read as kind "note" whatever
+// spelling an older writer stored. The row, edges and waymarks are read in
+// one snapshot.
+func (c *Catalog) Get(ctx context.Context, id string) (Record, bool, error) {
+	tx, err := c.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Record{}, false, fmt.Errorf("catalog: get %q: %w", id, err)
+	}
+	defer tx.Rollback() // read-only: nothing to commit
+	r, err := scanRecord(tx.StmtContext(ctx, c.r.get).QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, fmt.Errorf("catalog: get %q: %w", id, err)
+	}
+	if c.r.outEdges != nil {
+		if r.Edges, err = queryEdges(ctx, tx.StmtContext(ctx, c.r.outEdges), id); err != nil {
+			return Record{}, false, fmt.Errorf("catalog: get %q: out-edges: %w", id, err)
+		}
+	}
+	if c.r.movedFrom != nil {
+		if r.MovedFrom, err = queryStrings(ctx, tx.StmtContext(ctx, c.r.movedFrom), id); err != nil {
+			return Record{}, false, fmt.Errorf("catalog: get %q: waymarks: %w", id, err)
+		}
+	}
+	return r, true, nil
+}
+
+func scanRecord(row *sql.Row) (Record, error) {
+	var (
+		r                                      Record
+		kind, typ, title, summary              sql.NullString
+		tags, aliases, created, updated        sql.NullString
+		source, entityKind, payload, payloadTy sql.NullString
+		payloadHash, origin, parent, trail     sql.NullString
+		coverage, outline, bodyHash, lang      sql.NullString
+		confidence                             sql.NullFloat64
+		bodyTokens                             sql.NullInt64
+	)
+	err := row.Scan(&r.ID, &kind, &typ, &title, &summary, &tags, &aliases, &created, &updated,
+		&confidence, &source, &entityKind, &payload, &payloadTy, &payloadHash,
+		&origin, &parent, &trail, &coverage, &bodyTokens, &outline, &bodyHash, &lang)
+	if err != nil {
+		return Record{}, err
+	}
+	r.Kind = "note"
+	if kind.String == "branch" {
+		r.Kind = "branch"
+	}
+	r.Type, r.Title, r.Summary = typ.String, title.String, summary.String
+	r.Created, r.Updated = created.String, updated.String
+	r.Confidence = confidence.Float64
+	r.Source, r.EntityKind, r.Payload = source.String, entityKind.String, payload.String
+	r.PayloadType, r.PayloadHash, r.Origin = payloadTy.String, payloadHash.String, origin.String
+	r.Parent, r.Coverage, r.BodyHash, r.Lang = parent.String, coverage.String, bodyHash.String, lang.String
+	r.BodyTokens = int(bodyTokens.Int64)
+	for _, l := range []struct {
+		dst *[]string
+		src sql.NullString
+		col string
+	}{{&r.Tags, tags, "tags"}, {&r.Aliases, aliases, "aliases"}, {&r.Trail, trail, "trail"}, {&r.Outline, outline, "outline"}} {
+		if *l.dst, err = parseList(l.src.String); err != nil {
+			return Record{}, fmt.Errorf("column %s: %w", l.col, err)
+		}
+	}
+	return r, nil
+}
+
+// parseList decodes a JSON list column; nil when empty.
+func parseList(s string) ([]string, error) {
+	if s == "" || s == "[]" {
+		return nil, nil
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(s), &list); err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return list, nil
+}
+
+func queryEdges(ctx context.Context, st *sql.Stmt, id string) ([]Edge, error) {
+	rows, err := st.QueryContext(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Edge
+	for rows.Next() {
+		var e Edge
+		if err := rows.Scan(&e.Rel, &e.Dst, &e.Confidence); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func queryStrings(ctx context.Context, st *sql.Stmt, args ...any) ([]string, error) {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// MovedTo returns where the waymark at id points: the id the node was moved
+// to (E_MOVED's moved_to). ok is false when id is no waymark. The target may
+// itself be a waymark; following chains is the caller's decision.
+func (c *Catalog) MovedTo(ctx context.Context, id string) (string, bool, error) {
+	if c.r.movedTo == nil {
+		return "", false, nil
+	}
+	var to string
+	err := c.r.movedTo.QueryRowContext(ctx, id).Scan(&to)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("catalog: moved-to %q: %w", id, err)
+	}
+	return to, true, nil
+}
+
+// InEdges returns the edges whose destination is id, in declaration order,
+// with the rel as declared by the source; the caller applies the dialect's
+// inverse (C.6.1: inverses are materialized at read time).
+func (c *Catalog) InEdges(ctx context.Context, id string) ([]InEdge, error) {
+	if c.r.inEdges == nil {
+		return nil, nil
+	}
+	rows, err := c.r.inEdges.QueryContext(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: in-edges %q: %w", id, err)
+	}
+	defer rows.Close()
+	var out []InEdge
+	for rows.Next() {
+		var e InEdge
+		if err := rows.Scan(&e.Src, &e.Rel, &e.Confidence); err != nil {
+			return nil, fmt.Errorf("catalog: in-edges %q: %w", id, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("catalog: in-edges %q: %w", id, err)
+	}
+	return out, nil
+}
+
+// Stats counts nodes, branches, edges and waymarks.
+func (c *Catalog) Stats(ctx context.Context) (Stats, error) {
+	st, err := scanStats(c.r.stats.QueryRowContext(ctx))
+	if err != nil {
+		return Stats{}, fmt.Errorf("catalog: stats: %w", err)
+	}
+	return st, nil
+}
+
+func scanStats(row *sql.Row) (Stats, error) {
+	var st Stats
+	err := row.Scan(&st.Nodes, &st.Branches, &st.Edges, &st.Moves)
+	return st, err
+}
+
+// Empty reports whether the catalog has no node rows: on open, an empty
+// catalog calls for a full reindex (C.6.1).
+func (c *Catalog) Empty(ctx context.Context) (bool, error) {
+	var empty bool
+	if err := c.r.empty.QueryRowContext(ctx).Scan(&empty); err != nil {
+		return false, fmt.Errorf("catalog: empty: %w", err)
+	}
+	return empty, nil
+}
+
+// Warm faults the catalog's pages in through storage only (C.6.1 Warm): it
+// counts the rows and runs a ranked FTS query once with a probe word taken
+// from the catalog's own titles, never a fixed word, and reads no bodies.
+// It goes through no primitive, so it traces nothing and deposits no heat.
+func (c *Catalog) Warm(ctx context.Context) error {
+	if _, err := c.Stats(ctx); err != nil {
+		return err
+	}
+	if c.r.match == nil {
+		return nil
+	}
+	word, err := c.probeWord(ctx)
+	if err != nil || word == "" {
+		return err
+	}
+	rows, err := c.r.match.QueryContext(ctx, MatchExpr([]string{word}))
+	if err != nil {
+		return fmt.Errorf("catalog: warm: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("catalog: warm: %w", err)
+	}
+	return nil
+}
+
+// probeWord returns the first word of at least two letters or digits in the
+// first titles of the catalog; "" for an empty catalog.
+func (c *Catalog) probeWord(ctx context.Context) (string, error) {
+	titles, err := queryStrings(ctx, c.r.probe)
+	if err != nil {
+		return "", fmt.Errorf("catalog: warm: %w", err)
+	}
+	for _, t := range titles {
+		for _, w := range strings.FieldsFunc(t, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}) {
+			if len([]rune(w)) >= 2 {
+				return w, nil
+			}
+		}
+	}
+	return "", nil
+}
