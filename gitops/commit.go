@@ -1,0 +1,401 @@
+package gitops
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// Options are the per-call settings of a commit.
+type Options struct {
+	// When is the author and committer time; zero means time.Now().
+	When time.Time
+	// Trailers follow the message's own trailers (and precede those of
+	// WithTrailers). The adapter passes station-principal here.
+	Trailers []Trailer
+}
+
+// gitignoreName is the one non-markdown file the forest versions, and only
+// at init.
+const gitignoreName = ".gitignore"
+
+// initPaths are the files CommitInit stages (spec §1, Init).
+var initPaths = []string{"_index.md", "_meta/schema.md", gitignoreName}
+
+// Versioned reports whether Commit would stage path: it ends in ".md" (any
+// case) and lies under no directory named _derived, _assets or .git, the
+// places whose markdown is not a node and which the forest's .gitignore
+// keeps out.
+func Versioned(p string) bool {
+	if len(p) < 3 || !strings.EqualFold(p[len(p)-3:], ".md") {
+		return false
+	}
+	dirs := strings.Split(p, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if d == "_derived" || d == "_assets" || strings.EqualFold(d, ".git") {
+			return false
+		}
+	}
+	return true
+}
+
+// Commit stages exactly the named root-relative, slash-separated paths —
+// add for files written or modified, remove for files deleted — and commits
+// them on the branch HEAD names. It returns the new commit's full sha.
+//
+// The guard: only [Versioned] paths are staged; every other path is dropped
+// without a word. If no path survives, or the staged tree equals HEAD's,
+// Commit refuses with [ErrNothingToCommit] and writes nothing. A path in
+// both lists is staged from disk. Files are read as they are on disk;
+// Commit never modifies the worktree, so a removal's file should already be
+// gone.
+//
+// On any failure the index and the branch are left as they were; at most
+// some unreachable objects remain, which git collects.
+func (r *Repo) Commit(ctx context.Context, msg Message, add, remove []string, opt Options) (string, error) {
+	return r.commit(ctx, msg, add, remove, opt, false)
+}
+
+// CommitInit commits the skeleton Init wrote — _index.md, _meta/schema.md
+// and .gitignore, the only commit that may stage a non-markdown file —
+// with subject InitSubject(title).
+func (r *Repo) CommitInit(ctx context.Context, title string, opt Options) (string, error) {
+	return r.commit(ctx, Message{Subject: InitSubject(title)}, initPaths, nil, opt, true)
+}
+
+func (r *Repo) commit(ctx context.Context, msg Message, add, remove []string, opt Options, init bool) (string, error) {
+	text, err := msg.render(opt.Trailers, TrailersFrom(ctx))
+	if err != nil {
+		return "", err
+	}
+	add, remove, err = selectPaths(add, remove, init)
+	if err != nil {
+		return "", err
+	}
+	if len(add)+len(remove) == 0 {
+		return "", refuse(ErrNothingToCommit, envelope.Schema,
+			"nothing to commit: none of the paths given is a .md file the forest versions",
+			"only markdown is committed; payloads and _assets stay on disk, untracked")
+	}
+	when := opt.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.commitLocked(ctx, text, add, remove, when)
+}
+
+// selectPaths validates every path, applies the guard and deduplicates,
+// dropping from remove what add stages anyway.
+func selectPaths(add, remove []string, init bool) ([]string, []string, error) {
+	keep := func(list []string) ([]string, error) {
+		var out []string
+		for _, p := range list {
+			if err := checkPath(p); err != nil {
+				return nil, err
+			}
+			if Versioned(p) || init && p == gitignoreName {
+				out = append(out, p)
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out), nil
+	}
+	a, err := keep(add)
+	if err != nil {
+		return nil, nil, err
+	}
+	rm, err := keep(remove)
+	if err != nil {
+		return nil, nil, err
+	}
+	rm = slices.DeleteFunc(rm, func(p string) bool { _, found := slices.BinarySearch(a, p); return found })
+	return a, rm, nil
+}
+
+// checkPath refuses paths that are not clean, relative and inside the
+// worktree: git would store them verbatim and break the tree.
+func checkPath(p string) error {
+	bad := p == "" || path.IsAbs(p) || path.Clean(p) != p || p == "." ||
+		strings.HasPrefix(p, "../") || p == ".." || strings.ContainsAny(p, "\x00\\")
+	if !bad {
+		for _, seg := range strings.Split(p, "/") {
+			if strings.EqualFold(seg, ".git") {
+				bad = true
+			}
+		}
+	}
+	if bad {
+		return invalid(fmt.Sprintf("path %q is not a clean forest-relative path", p),
+			"pass paths relative to the forest root with '/' separators, e.g. notes/idea.md")
+	}
+	return nil
+}
+
+// commitLocked does the work under r.mu. Order is what makes it atomic:
+// objects first (harmless if abandoned), then the new index into
+// index.lock, then the branch (the commit point), then index.lock renamed
+// over the index; if that last step fails the branch is moved back.
+func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []string, when time.Time) (sha string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	lock, err := acquire(r.dot, "index")
+	if err != nil {
+		return "", err
+	}
+	defer lock.release()
+
+	r.refreshPacks()
+	ref, parent, err := headTarget(r.st)
+	if err != nil {
+		return "", fmt.Errorf("gitops: resolve HEAD: %w", err)
+	}
+	c, err := r.loadIndex()
+	if err != nil {
+		return "", err
+	}
+	// Staging edits the cached index in place: unless the commit lands,
+	// forget it so the next commit reads the untouched file.
+	r.cache = nil
+	for _, p := range remove {
+		_, _ = c.idx.Remove(p) // absent already: nothing to stage
+		c.invalidate(p)
+	}
+	for _, p := range add {
+		if err := r.stage(c.idx, p); err != nil {
+			return "", err
+		}
+		c.invalidate(p)
+	}
+	sortEntries(c.idx)
+	tree, err := r.writeTree(c)
+	if err != nil {
+		return "", err
+	}
+	if err := r.refuseUnchanged(c, tree, parent); err != nil {
+		return "", err
+	}
+	h, err := r.writeCommit(text, tree, parent, when)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if _, err := lock.Write(encodeIndex(c.idx)); err != nil {
+		return "", fmt.Errorf("gitops: write index: %w", err)
+	}
+	if err := setRef(r.dot, r.st, ref, h, parent); err != nil {
+		return "", err
+	}
+	if err := lock.commit(); err != nil {
+		if rerr := setRef(r.dot, r.st, ref, parent, h); rerr != nil {
+			return "", fmt.Errorf("gitops: replace index: %w (and restoring %s failed: %v)", err, ref, rerr)
+		}
+		return "", fmt.Errorf("gitops: replace index: %w", err)
+	}
+	if fi, err := os.Stat(r.indexFile()); err == nil {
+		c.file, c.head, c.tree = fi, h, tree
+		r.cache = c
+	}
+	return h.String(), nil
+}
+
+// stage writes p's content as a blob and points p's index entry at it,
+// with the file's stat data so git sees the worktree file as clean.
+func (r *Repo) stage(idx *index.Index, p string) error {
+	abs := filepath.Join(r.root, filepath.FromSlash(p))
+	// Stat before reading: if the file changes in between, the stat data
+	// disagrees with the blob and git re-hashes instead of trusting it.
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return fmt.Errorf("gitops: stage %s: %w", p, err)
+	}
+	mode, err := filemode.NewFromOSFileMode(fi.Mode())
+	if err != nil || mode == filemode.Dir || mode == filemode.Submodule {
+		return fmt.Errorf("gitops: stage %s: not a regular file or symlink (%s)", p, fi.Mode())
+	}
+	var data []byte
+	if mode == filemode.Symlink {
+		target, lerr := os.Readlink(abs)
+		data, err = []byte(filepath.ToSlash(target)), lerr
+	} else {
+		data, err = os.ReadFile(abs)
+	}
+	if err != nil {
+		return fmt.Errorf("gitops: stage %s: %w", p, err)
+	}
+	h, err := r.putObject(plumbing.BlobObject, data)
+	if err != nil {
+		return fmt.Errorf("gitops: stage %s: %w", p, err)
+	}
+	e, err := idx.Entry(p)
+	if errors.Is(err, index.ErrEntryNotFound) {
+		e = idx.Add(p)
+	}
+	*e = index.Entry{Name: p, Hash: h, Mode: mode, ModifiedAt: fi.ModTime(), Size: uint32(fi.Size())}
+	fillStat(e, fi)
+	return nil
+}
+
+// putObject stores an object unless the store already has it, which skips
+// compressing unchanged content.
+func (r *Repo) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	h := plumbing.ComputeHash(t, data)
+	if r.st.HasEncodedObject(h) == nil {
+		return h, nil
+	}
+	o := r.st.NewEncodedObject()
+	o.SetType(t)
+	o.SetSize(int64(len(data)))
+	w, err := o.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.st.SetEncodedObject(o)
+}
+
+// writeTree stores the trees the index describes and returns the root's.
+// Directories whose tree is cached are not descended into.
+func (r *Repo) writeTree(c *indexCache) (plumbing.Hash, error) {
+	ents := make([]*index.Entry, 0, len(c.idx.Entries))
+	for _, e := range c.idx.Entries {
+		if e.Stage != 0 { // go-git's index.Merged is 1; git's normal stage is 0
+			return plumbing.ZeroHash, fmt.Errorf("gitops: index has an unmerged entry %s; resolve the conflict with git first", e.Name)
+		}
+		if !e.IntentToAdd {
+			ents = append(ents, e)
+		}
+	}
+	// Entries are in bytewise order of full paths, which is git's tree
+	// order: a directory "a" sorts as "a/", exactly as its entries do.
+	b := treeBuilder{r: r, trees: c.trees}
+	return b.build(ents, 0)
+}
+
+type treeBuilder struct {
+	r     *Repo
+	trees map[string]plumbing.Hash
+	buf   bytes.Buffer
+}
+
+// build encodes the tree of ents, which share a directory prefix of
+// length pre, bottom-up.
+func (b *treeBuilder) build(ents []*index.Entry, pre int) (plumbing.Hash, error) {
+	prefix := ""
+	if len(ents) > 0 {
+		prefix = ents[0].Name[:pre]
+	}
+	if h, ok := b.trees[prefix]; ok {
+		return h, nil
+	}
+	type item struct {
+		name string
+		mode filemode.FileMode
+		hash plumbing.Hash
+	}
+	var items []item
+	for i := 0; i < len(ents); {
+		name := ents[i].Name[pre:]
+		dir, _, nested := strings.Cut(name, "/")
+		if !nested {
+			items = append(items, item{name, ents[i].Mode, ents[i].Hash})
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(ents) && strings.HasPrefix(ents[j].Name[pre:], dir+"/") {
+			j++
+		}
+		h, err := b.build(ents[i:j], pre+len(dir)+1)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		items = append(items, item{dir, filemode.Dir, h})
+		i = j
+	}
+	b.buf.Reset()
+	for _, it := range items {
+		b.buf.WriteString(strconv.FormatUint(uint64(it.mode), 8))
+		b.buf.WriteByte(' ')
+		b.buf.WriteString(it.name)
+		b.buf.WriteByte(0)
+		b.buf.Write(it.hash[:])
+	}
+	h, err := b.r.putObject(plumbing.TreeObject, b.buf.Bytes())
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("gitops: write tree: %w", err)
+	}
+	b.trees[prefix] = h
+	return h, nil
+}
+
+// refuseUnchanged refuses a commit whose tree is HEAD's: git would refuse
+// it too, and an empty commit records no write.
+func (r *Repo) refuseUnchanged(c *indexCache, tree, parent plumbing.Hash) error {
+	same := tree == emptyTree
+	switch {
+	case parent.IsZero():
+	case parent == c.head:
+		same = c.tree == tree
+	default:
+		hc, err := object.GetCommit(r.st, parent)
+		if err != nil {
+			return fmt.Errorf("gitops: read HEAD commit: %w", err)
+		}
+		same = hc.TreeHash == tree
+	}
+	if !same {
+		return nil
+	}
+	return refuse(ErrNothingToCommit, envelope.Schema,
+		"nothing to commit: the staged .md files are byte-identical to the last commit",
+		"skip the commit when a write changes no bytes")
+}
+
+// emptyTree is the hash of the tree with no entries.
+var emptyTree = plumbing.ComputeHash(plumbing.TreeObject, nil)
+
+func (r *Repo) writeCommit(text string, tree, parent plumbing.Hash, when time.Time) (plumbing.Hash, error) {
+	sig := object.Signature{Name: Author.Name, Email: Author.Email, When: when}
+	c := &object.Commit{Author: sig, Committer: sig, Message: text, TreeHash: tree}
+	if !parent.IsZero() {
+		c.ParentHashes = []plumbing.Hash{parent}
+	}
+	o := r.st.NewEncodedObject()
+	if err := c.Encode(o); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("gitops: encode commit: %w", err)
+	}
+	h, err := r.st.SetEncodedObject(o)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("gitops: write commit: %w", err)
+	}
+	return h, nil
+}
+
+// fillStat is replaced per platform to record the stat fields git compares.
+var fillStat = func(*index.Entry, fs.FileInfo) {}

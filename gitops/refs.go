@@ -1,0 +1,129 @@
+package gitops
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// maxSymrefDepth bounds symbolic-ref chains, as git does.
+const maxSymrefDepth = 5
+
+// headTarget names the reference a commit advances — the branch HEAD points
+// at, or HEAD itself when detached — and its current commit (zero while the
+// branch is unborn).
+func headTarget(st storer.ReferenceStorer) (plumbing.ReferenceName, plumbing.Hash, error) {
+	name := plumbing.HEAD
+	for range maxSymrefDepth {
+		ref, err := st.Reference(name)
+		if errors.Is(err, plumbing.ErrReferenceNotFound) && name != plumbing.HEAD {
+			return name, plumbing.ZeroHash, nil
+		}
+		if err != nil {
+			return "", plumbing.ZeroHash, err
+		}
+		if ref.Type() != plumbing.SymbolicReference {
+			return name, ref.Hash(), nil
+		}
+		name = ref.Target()
+	}
+	return "", plumbing.ZeroHash, fmt.Errorf("symbolic reference chain from HEAD longer than %d", maxSymrefDepth)
+}
+
+// headHash is HEAD's commit, zero while the branch is unborn.
+func headHash(st storer.ReferenceStorer) (plumbing.Hash, error) {
+	_, h, err := headTarget(st)
+	return h, err
+}
+
+// lockFile is git's lock protocol for one file of the git directory: create
+// <name>.lock exclusively, write the new content into it, rename it over
+// <name>. Until the rename the old file is untouched, and any git process
+// meanwhile refuses to write <name>.
+type lockFile struct {
+	fs   billy.Filesystem
+	name string
+	f    billy.File
+	done bool
+}
+
+func acquire(fs billy.Filesystem, name string) (*lockFile, error) {
+	f, err := fs.OpenFile(name+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, os.ErrExist) {
+		return nil, refuse(ErrLocked, envelope.Locked,
+			fmt.Sprintf("the forest's git repository is locked: %s.lock exists, so another git process is writing %s", name, name),
+			"retry once that git process has finished; the engine never overrides a git lock")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gitops: lock %s: %w", name, err)
+	}
+	return &lockFile{fs: fs, name: name, f: f}, nil
+}
+
+// Write appends to the lock file's new content.
+func (l *lockFile) Write(p []byte) (int, error) { return l.f.Write(p) }
+
+// commit closes the lock file and renames it over the target.
+func (l *lockFile) commit() error {
+	if err := l.f.Close(); err != nil {
+		return err
+	}
+	if err := l.fs.Rename(l.name+".lock", l.name); err != nil {
+		return err
+	}
+	l.done = true
+	return nil
+}
+
+// release abandons the lock, leaving the target as it was. It is a no-op
+// after commit, so it can be deferred.
+func (l *lockFile) release() {
+	if l.done {
+		return
+	}
+	l.done = true
+	_ = l.f.Close()
+	_ = l.fs.Remove(l.name + ".lock")
+}
+
+// setRef moves ref from old to next under the ref's lock, refusing when the
+// ref no longer holds old (another writer got there first). A zero next
+// deletes the loose ref, which undoes the birth of a branch.
+func setRef(fs billy.Filesystem, st storer.ReferenceStorer, name plumbing.ReferenceName, next, old plumbing.Hash) error {
+	l, err := acquire(fs, name.String())
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	cur := plumbing.ZeroHash
+	ref, err := st.Reference(name)
+	switch {
+	case err == nil:
+		cur = ref.Hash()
+	case !errors.Is(err, plumbing.ErrReferenceNotFound):
+		return fmt.Errorf("gitops: read %s: %w", name, err)
+	}
+	if cur != old {
+		return fmt.Errorf("gitops: %s moved from %s to %s during the commit", name, old, cur)
+	}
+	if next.IsZero() {
+		if err := fs.Remove(name.String()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if _, err := io.WriteString(l, next.String()+"\n"); err != nil {
+		return fmt.Errorf("gitops: write %s: %w", name, err)
+	}
+	if err := l.commit(); err != nil {
+		return fmt.Errorf("gitops: update %s: %w", name, err)
+	}
+	return nil
+}
