@@ -1,0 +1,214 @@
+package forest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+const frontmatterDelim = "---"
+
+const frontmatterShapeHint = "A node file starts with a '---' line, then the YAML " +
+	"frontmatter (id, type, title, summary, created, updated, ...), then a closing " +
+	"'---' line, then the markdown body."
+
+// Parse reads a node file leniently, as every reader must (spec §2.6,
+// steps 1-4): it checks the frontmatter block's shape and that the YAML
+// is a non-empty mapping, and never validates field values — old forests
+// must open. id is the node's canonical path id; the frontmatter's own id
+// field is kept as written.
+//
+// Line endings are read the way the reference reads files (universal
+// newlines): CRLF and lone CR become LF before anything else.
+//
+// Every refusal is an *envelope.Error with code E_FRONTMATTER.
+func Parse(id string, data []byte) (*Node, error) {
+	text := normalizeNewlines(data)
+	if !strings.HasPrefix(text, frontmatterDelim) {
+		return nil, frontmatterError(id, "no frontmatter block: the file must start with a '---' line")
+	}
+	end := strings.Index(text[len(frontmatterDelim):], "\n"+frontmatterDelim)
+	if end < 0 {
+		return nil, frontmatterError(id, "unterminated frontmatter block: no closing '---' line after the opening one")
+	}
+	end += len(frontmatterDelim)
+	raw := text[len(frontmatterDelim):end]
+	body := ""
+	if nl := strings.IndexByte(text[end+1:], '\n'); nl >= 0 {
+		body = strings.TrimLeft(text[end+1+nl+1:], "\n")
+	}
+	front, err := decodeFrontmatter(id, raw)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{ID: id, Front: front, Body: body}, nil
+}
+
+// Bytes renders the node as the reference serializes it (spec §2.7):
+// "---\n" + YAML + "\n---\n\n" + body with trailing whitespace trimmed +
+// "\n". An empty body therefore ends the file with "---\n\n\n".
+func (n *Node) Bytes() []byte {
+	// The reference strips all trailing white space here; only the final
+	// newline is ever trailing in practice, and stripping more (a
+	// no-break space ending the last value) would change the value.
+	y := bytes.TrimRight(MarshalFrontmatter(n.Front), "\n")
+	body := strings.TrimRightFunc(n.Body, pyIsSpace)
+	out := make([]byte, 0, len(y)+len(body)+16)
+	out = append(out, frontmatterDelim+"\n"...)
+	out = append(out, y...)
+	out = append(out, "\n"+frontmatterDelim+"\n\n"...)
+	out = append(out, body...)
+	return append(out, '\n')
+}
+
+// decodeFrontmatter parses the YAML between the delimiters into an
+// ordered frontmatter.
+func decodeFrontmatter(id, raw string) (*Frontmatter, error) {
+	if !utf8.ValidString(raw) {
+		return nil, frontmatterError(id, "frontmatter is not valid UTF-8")
+	}
+	root, err := unmarshalYAML(raw)
+	if err != nil {
+		return nil, frontmatterError(id, "frontmatter is not valid YAML: "+err.Error()).
+			WithHint("Fix the YAML between the two '---' lines; quote a value that " +
+				"contains ': ' or ' #' or starts with a YAML indicator, e.g. title: 'a: b'.")
+	}
+	switch t := root.(type) {
+	case nil:
+		return nil, frontmatterError(id, "frontmatter is empty: expected a YAML mapping of fields")
+	case yaml.MapSlice:
+		if len(t) == 0 {
+			return nil, frontmatterError(id, "frontmatter is empty: expected a YAML mapping of fields")
+		}
+		if yamlTreeSize(t, map[sharedValue]int{}) > maxFrontmatterValues {
+			return nil, frontmatterError(id, fmt.Sprintf(
+				"frontmatter expands to more than %d values: YAML aliases repeat what their anchors hold", maxFrontmatterValues)).
+				WithHint("A passport is a few dozen fields; write values out instead of repeating anchors (&name) through aliases (*name).")
+		}
+		return normalizeValue(t).(*Frontmatter), nil
+	default:
+		return nil, frontmatterError(id, fmt.Sprintf(
+			"frontmatter must be a YAML mapping of fields, got %s", yamlKind(t)))
+	}
+}
+
+// maxFrontmatterValues bounds the values a frontmatter may expand to.
+// The decoder shares the value an alias repeats, but the frontmatter is a
+// tree: a few lines of nested aliases ("billion laughs") would expand to
+// more values than memory holds.
+const maxFrontmatterValues = 100_000
+
+// yamlTreeSize counts the values of decoded YAML as a tree, saturating
+// just past maxFrontmatterValues. Shared lists and mappings are measured
+// once (memo, keyed by their backing array), so the count is linear in
+// what the decoder built.
+func yamlTreeSize(v any, memo map[sharedValue]int) int {
+	var key sharedValue
+	var children []any
+	switch t := v.(type) {
+	case []any:
+		if len(t) == 0 {
+			return 1
+		}
+		key, children = sharedValue{reflect.ValueOf(t).Pointer(), len(t)}, t
+	case yaml.MapSlice:
+		if len(t) == 0 {
+			return 1
+		}
+		key = sharedValue{reflect.ValueOf(t).Pointer(), len(t)}
+		children = make([]any, len(t))
+		for i, it := range t {
+			children[i] = it.Value
+		}
+	default:
+		return 1
+	}
+	if n, ok := memo[key]; ok {
+		return n
+	}
+	n := 1
+	for _, c := range children {
+		n = min(n+yamlTreeSize(c, memo), maxFrontmatterValues+1)
+	}
+	memo[key] = n
+	return n
+}
+
+// sharedValue identifies a decoded list or mapping by its backing array.
+type sharedValue struct {
+	ptr uintptr
+	len int
+}
+
+// unmarshalYAML decodes with key order kept and duplicate keys allowed
+// (the reference's PyYAML keeps the last value). A panic inside the YAML
+// library is turned into an error: one hostile file must not take down a
+// reindex.
+func unmarshalYAML(raw string) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("YAML parser failed on this input: %v", r)
+		}
+	}()
+	err = yaml.UnmarshalWithOptions([]byte(raw), &v, yaml.UseOrderedMap(), yaml.AllowDuplicateMapKey())
+	if err != nil {
+		return nil, yamlErrorDetail(err)
+	}
+	return v, nil
+}
+
+// yamlErrorDetail keeps the parser's position and reason but drops the
+// source excerpt, which repeats the file back at the caller.
+func yamlErrorDetail(err error) error {
+	msg := yaml.FormatError(err, false, false)
+	msg, _, _ = strings.Cut(strings.TrimSpace(msg), "\n")
+	return errors.New(msg)
+}
+
+func yamlKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a sequence"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, float32:
+		return "a number"
+	case int, int64, uint64:
+		return "an integer"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func frontmatterError(id, what string) *envelope.Error {
+	msg := what
+	if id != "" {
+		msg = fmt.Sprintf("node '%s': %s", id, what)
+	}
+	return envelope.New(envelope.Frontmatter, msg, frontmatterShapeHint)
+}
+
+// normalizeNewlines converts CRLF and CR to LF, as Python's text mode
+// does when the reference reads a node.
+func normalizeNewlines(data []byte) string {
+	if bytes.IndexByte(data, '\r') < 0 {
+		return string(data)
+	}
+	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+	return strings.ReplaceAll(s, "\r", "\n")
+}
+
+// pyIsSpace is Python's str.isspace, which the reference's rstrip uses:
+// Unicode white space plus the four ASCII separators U+001C..U+001F.
+func pyIsSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1C && r <= 0x1F)
+}
