@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/monkeyllm/vine"
+)
+
+// flags parses --forest (required) plus whatever extra registers.
+func flags(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*flag.FlagSet, string, bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("forest", "", "forest directory")
+	if extra != nil {
+		extra(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, "", false
+	}
+	if *dir == "" {
+		fmt.Fprintf(stderr, "vine %s: --forest DIR is required\n", name)
+		return nil, "", false
+	}
+	return fs, *dir, true
+}
+
+func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var title, summary string
+	_, dir, ok := flags("init", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&title, "title", "", "forest title")
+		fs.StringVar(&summary, "summary", "", "master branch summary (optional)")
+	})
+	if !ok {
+		return exitUsage
+	}
+	res, err := vine.Init(ctx, dir, title, &vine.InitOptions{Summary: summary})
+	if err != nil {
+		return fail(stdout, "init", err)
+	}
+	return printJSON(stdout, res)
+}
+
+func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var asJSON bool
+	_, dir, ok := flags("validate", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	})
+	if !ok {
+		return exitUsage
+	}
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true})
+	if err != nil {
+		return fail(stdout, "validate", err)
+	}
+	defer v.Close()
+	rep, err := v.Validate(ctx)
+	if err != nil {
+		return fail(stdout, "validate", err)
+	}
+	if asJSON {
+		printJSON(stdout, rep)
+	} else {
+		for _, f := range rep.Findings {
+			fmt.Fprintf(stdout, "%-7s %s: %s\n", f.Level, f.NodeID, f.Message)
+		}
+		fmt.Fprintf(stdout, "%d nodes, %d errors, %d warnings\n", rep.Nodes, rep.Errors, rep.Warnings)
+	}
+	if rep.Errors > 0 {
+		return exitFailure
+	}
+	return exitOK
+}
+
+func cmdReindex(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	_, dir, ok := flags("reindex", args, stderr, nil)
+	if !ok {
+		return exitUsage
+	}
+	bar := newProgressBar(stderr)
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update, SkipAutoIndex: true})
+	if err != nil {
+		return fail(stdout, "reindex", err)
+	}
+	defer v.Close()
+	res, err := v.Reindex(ctx)
+	bar.done()
+	if err != nil {
+		return fail(stdout, "reindex", err)
+	}
+	fmt.Fprintf(stdout, "indexed %d nodes, %d branches, %d edges\n", res.Nodes, res.Branches, res.Edges)
+	for _, s := range res.Skipped {
+		fmt.Fprintf(stdout, "skipped %s: %s\n", s.Path, s.Reason)
+	}
+	return exitOK
+}
+
+func cmdCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprint(stderr, "vine call: name the primitive first: vine call PRIMITIVE --forest DIR 'JSON-ARGS'\n")
+		return exitUsage
+	}
+	name := args[0]
+	fs, dir, ok := flags("call", args[1:], stderr, nil)
+	if !ok {
+		return exitUsage
+	}
+	raw, err := callArgs(fs.Args(), stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "vine call: %v\n", err)
+		return exitUsage
+	}
+	sig, known := vine.LookupSignature(name)
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: known && sig.ReadOnly})
+	if err != nil {
+		return fail(stdout, name, err)
+	}
+	defer v.Close()
+	res, err := v.Call(ctx, name, raw)
+	if err != nil {
+		return fail(stdout, name, err)
+	}
+	return printJSON(stdout, res)
+}
+
+// callArgs takes the JSON arguments from the one positional argument, or
+// from standard input when it is "-".
+func callArgs(pos []string, stdin io.Reader) ([]byte, error) {
+	switch len(pos) {
+	case 0:
+		return nil, nil
+	case 1:
+		if pos[0] == "-" {
+			return io.ReadAll(stdin)
+		}
+		return []byte(pos[0]), nil
+	}
+	return nil, errors.New("pass the arguments as one JSON object (quote it)")
+}
+
+func cmdPrimitives(stdout io.Writer) int {
+	return printJSON(stdout, vine.Signatures())
+}
+
+// fail prints the envelope of err and returns exit code 1.
+func fail(stdout io.Writer, op string, err error) int {
+	e := vine.AsError(op, err)
+	fmt.Fprintln(stdout, string(e.Body()))
+	return exitFailure
+}
+
+func printJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintln(os.Stderr, "vine: encode result:", err)
+		return exitFailure
+	}
+	return exitOK
+}

@@ -1,0 +1,92 @@
+package vine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// primitive binds a signature to the method that serves it.
+type primitive struct {
+	sig Signature
+	run func(ctx context.Context, v *Vine, a Args) (any, error)
+}
+
+// table is the one signature table of the engine (C.12): every wire
+// surface (CLI, MCP, REST) validates through it. Primitives register here
+// as they land.
+var table []primitive
+
+func register(p primitive) { table = append(table, p) }
+
+// Signatures returns the signature table, sorted by name.
+func Signatures() []Signature {
+	out := make([]Signature, len(table))
+	for i, p := range table {
+		out[i] = p.sig
+	}
+	slices.SortFunc(out, func(a, b Signature) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// LookupSignature returns the signature of a served primitive.
+func LookupSignature(name string) (Signature, bool) {
+	for _, p := range table {
+		if p.sig.Name == name {
+			return p.sig, true
+		}
+	}
+	return Signature{}, false
+}
+
+// Call runs a primitive by name with raw JSON arguments, the way every
+// transport does: arguments are validated against the signature table
+// first, and any failure comes back as an *Error. A panic inside a
+// primitive is recovered and answered E_INTERNAL naming the primitive.
+func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, err error) {
+	i := slices.IndexFunc(table, func(p primitive) bool { return p.sig.Name == name })
+	if i < 0 {
+		names := make([]string, 0, len(table))
+		for _, s := range Signatures() {
+			names = append(names, s.Name)
+		}
+		return nil, envelope.New(envelope.NotFound, "unknown primitive: "+name,
+			"served primitives: "+strings.Join(names, ", "))
+	}
+	p := table[i]
+	defer func() {
+		if r := recover(); r != nil {
+			v.log.Error("primitive panicked", "primitive", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			result, err = nil, envelope.New(envelope.Internal,
+				fmt.Sprintf("%s failed: internal panic", name),
+				"server-side defect, not the caller's mistake; the detail is in the log")
+		}
+	}()
+	start := time.Now()
+	a, err := DecodeArgs(p.sig, args)
+	if err != nil {
+		v.observe(ctx, Event{Primitive: name, Duration: time.Since(start), Code: envelope.CodeOf(err)})
+		return nil, err
+	}
+	res, err := p.run(ctx, v, a)
+	ev := Event{Primitive: name, Duration: time.Since(start), Code: envelope.CodeOf(err)}
+	if len(p.sig.Params) > 0 && p.sig.Params[0].Name == "id" && !a.IsList("id") {
+		ev.NodeID = a.String("id")
+	}
+	if r, ok := res.(interface{ nodeIDs() []string }); ok && err == nil {
+		ev.Returned = r.nodeIDs()
+	}
+	v.observe(ctx, ev)
+	if err != nil {
+		if envelope.CodeOf(err) == "" {
+			v.log.Error("primitive failed", "primitive", name, "err", err)
+		}
+		return nil, envelope.From(name, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,44 @@
+package vine
+
+import "github.com/monkeyllm/vine/internal/envelope"
+
+// Error is a refusal: the envelope {"error": {code, message, hint, ...}} of
+// the specification as a Go value. Every primitive returns *Error for every
+// refusal; inspect it with errors.As:
+//
+//	var e *vine.Error
+//	if errors.As(err, &e) && e.Code == vine.ENotFound { ... }
+type Error = envelope.Error
+
+// Code is a refusal code such as E_NOT_FOUND. Code.HTTPStatus gives the
+// status a transport answers with.
+type Code = envelope.Code
+
+// KV is a structured fact carried by an Error beside code, message and hint
+// (for example moved_to on E_MOVED).
+type KV = envelope.KV
+
+// The refusal codes of the specification.
+const (
+	ENotFound       = envelope.NotFound
+	ESchema         = envelope.Schema
+	EFrontmatter    = envelope.Frontmatter
+	EReadOnly       = envelope.ReadOnly
+	EQueryForbidden = envelope.QueryForbidden
+	EQueryInvalid   = envelope.QueryInvalid
+	ETimeout        = envelope.Timeout
+	ELocked         = envelope.Locked
+	EAnchored       = envelope.Anchored
+	EMoved          = envelope.Moved
+	EInternal       = envelope.Internal
+	EForbidden      = envelope.Forbidden
+)
+
+// CodeOf returns the code of the first *Error in err's chain, or "" when
+// err is not a refusal.
+func CodeOf(err error) Code { return envelope.CodeOf(err) }
+
+// AsError returns err as a refusal. A nil err yields nil; an error that is
+// not a refusal becomes E_INTERNAL naming op and the failure's type only,
+// so no path, SQL or stack reaches the caller (C.12 rule 5).
+func AsError(op string, err error) *Error { return envelope.From(op, err) }

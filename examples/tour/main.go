@@ -1,0 +1,129 @@
+// Command tour builds a sample forest in a temporary directory and walks
+// through what the engine can do, printing each call and its JSON result.
+// It needs nothing installed: the forest, its git repository and its
+// SQLite catalog are all embedded.
+//
+//	go run ./examples/tour
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/internal/fixture"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "tour:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	tmp, err := os.MkdirTemp("", "vine-tour-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	step("Init: a new, empty forest")
+	res, err := vine.Init(ctx, filepath.Join(tmp, "empty"), "Scratch forest", nil)
+	if err != nil {
+		return err
+	}
+	res.Root = "<tmp>/empty"
+	show(res)
+
+	step("The sample forest (the Maré Alta cooperative), built by internal/fixture")
+	dir := filepath.Join(tmp, "mare-alta")
+	man, err := fixture.Build(ctx, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d nodes in %d branches, %d declared links\n", len(man.Nodes), len(man.Branches), man.Edges)
+
+	step("Open (writable: takes the writer lock, indexes an empty catalog)")
+	v, err := vine.Open(ctx, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+
+	step("Validate")
+	rep, err := v.Validate(ctx)
+	if err != nil {
+		return err
+	}
+	show(map[string]int{"nodes": rep.Nodes, "errors": rep.Errors, "warnings": rep.Warnings})
+
+	step("Reindex")
+	idx, err := v.Reindex(ctx)
+	if err != nil {
+		return err
+	}
+	show(idx)
+
+	step("A second writer is refused while the first holds the lock")
+	if _, err := vine.Open(ctx, dir, nil); err != nil {
+		fmt.Println(string(vine.AsError("open", err).Body()))
+	}
+
+	step("Registry: the directory holding both forests")
+	reg, err := vine.NewRegistry(tmp, &vine.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	show(reg.List())
+
+	return callPrimitives(ctx, v, man)
+}
+
+// callPrimitives shows every served primitive through Call, the way the
+// CLI and the adapters reach them.
+func callPrimitives(ctx context.Context, v *vine.Vine, man *fixture.Manifest) error {
+	for _, c := range tourCalls(man) {
+		if _, ok := vine.LookupSignature(c.name); !ok {
+			continue
+		}
+		step(fmt.Sprintf("%s %s", c.name, c.args))
+		out, err := v.Call(ctx, c.name, []byte(c.args))
+		if err != nil {
+			fmt.Println(string(vine.AsError(c.name, err).Body()))
+			continue
+		}
+		show(out)
+	}
+	return nil
+}
+
+type call struct{ name, args string }
+
+func tourCalls(man *fixture.Manifest) []call {
+	return []call{
+		{"locate", `{"query": "storm alert thresholds for the buoys", "k": 3}`},
+		{"look", fmt.Sprintf(`{"id": %q}`, "projects/tidewatch/_index")},
+		{"move", `{"id": "concepts/swell", "direction": "both"}`},
+		{"pick", fmt.Sprintf(`{"id": %q, "section": "Chapter 2"}`, man.Large)},
+		{"scan", `{"parent_id": "events/_index", "fields": ["id", "title", "created"]}`},
+		{"calendar", `{"granularity": "year"}`},
+		{"coverage", `{}`},
+		{"look", `{"id": "no/such/node"}`},
+	}
+}
+
+func step(title string) { fmt.Printf("\n== %s\n", title) }
+
+func show(v any) {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Println("(unprintable:", err, ")")
+	}
+}

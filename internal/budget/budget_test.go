@@ -1,0 +1,72 @@
+package budget
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestEstimateTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"", 0}, {"a", 1}, {"abcd", 1}, {"abcde", 2}, {"ção!", 1}, {"çãoçã", 2},
+		{strings.Repeat("x", 240), 60}, {strings.Repeat("x", 241), 61},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, EstimateTokens(tt.in), tt.in)
+	}
+}
+
+func TestRenderUsesSpacedSeparatorsAndRawUnicode(t *testing.T) {
+	type kv struct {
+		B string `json:"b"`
+		A []int  `json:"a"`
+	}
+	got := Render(kv{B: "x, y: ção \"q\"", A: []int{1, 2}})
+	assert.Equal(t, `{"b": "x, y: ção \"q\"", "a": [1, 2]}`, got)
+}
+
+func TestTruncateText(t *testing.T) {
+	assert.Equal(t, "short", TruncateText("short", 10))
+	assert.Equal(t, "abcd…", TruncateText("abcd  efgh", 1))
+	assert.Equal(t, "çãoé…", TruncateText("çãoéxyz", 1))
+	assert.Equal(t, "…", TruncateText("abc", 0))
+}
+
+func TestShrinkTail(t *testing.T) {
+	items := make([]string, 40)
+	for i := range items {
+		items[i] = strings.Repeat("w", 40)
+	}
+	list := items
+	render := func() any { return map[string]any{"nodes": list, "truncated": true} }
+	dropped := ShrinkTail(&list, 100, render)
+	assert.LessOrEqual(t, EstimatePayloadTokens(render()), 100)
+	assert.Equal(t, 40-len(list), dropped)
+	// One more item would not fit: the cut is the longest prefix.
+	longer := items[:len(list)+1]
+	assert.Greater(t, EstimatePayloadTokens(map[string]any{"nodes": longer, "truncated": true}), 100)
+
+	fits := items[:2]
+	assert.Equal(t, 0, ShrinkTail(&fits, 100, func() any { return fits }))
+	assert.Len(t, fits, 2)
+}
+
+func FuzzTruncateText(f *testing.F) {
+	f.Add("héllo wörld", 2)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1000 {
+			return
+		}
+		out := TruncateText(s, n)
+		if EstimateTokens(s) <= n {
+			assert.Equal(t, s, out)
+			return
+		}
+		assert.True(t, strings.HasSuffix(out, "…"))
+		assert.LessOrEqual(t, len([]rune(out)), n*4+1)
+	})
+}

@@ -1,0 +1,70 @@
+package vine
+
+import (
+	"context"
+	"time"
+)
+
+// Event is what one primitive call reports to the session layer: which
+// primitive ran, the node it addressed (set only when its first parameter
+// is a node id), the node ids it returned in order, how long it took, and
+// the refusal code if it refused. The pheromone layer turns these into
+// heat and traces; nothing is deposited by the read itself.
+type Event struct {
+	Session   string
+	Primitive string
+	NodeID    string
+	Returned  []string
+	Duration  time.Duration
+	Code      Code
+}
+
+// Observer receives an Event after every primitive call made through a
+// Vine. Observe is called synchronously on the caller's goroutine and must
+// be safe for concurrent use; it must not block.
+type Observer interface {
+	Observe(ctx context.Context, e Event)
+}
+
+// HeatSource answers the current heat in [0, 1] of a set of nodes in one
+// batched read (Part D). Absent ids have heat 0.
+type HeatSource interface {
+	Heat(ctx context.Context, ids []string) (map[string]float64, error)
+}
+
+type sessionKey struct{}
+
+// WithSession returns a context whose calls belong to the named session
+// (Part D): traces and session heat are kept per session.
+func WithSession(ctx context.Context, session string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, session)
+}
+
+// SessionOf returns the session a context carries, or "".
+func SessionOf(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(string)
+	return s
+}
+
+// heat reads heat for ids from the configured source; without one every
+// node is cold.
+func (v *Vine) heat(ctx context.Context, ids []string) map[string]float64 {
+	if v.heatSource == nil || len(ids) == 0 {
+		return map[string]float64{}
+	}
+	h, err := v.heatSource.Heat(ctx, ids)
+	if err != nil {
+		v.log.Warn("heat read failed; ranking without heat", "err", err)
+		return map[string]float64{}
+	}
+	return h
+}
+
+// observe reports a finished call to the observer, if any.
+func (v *Vine) observe(ctx context.Context, e Event) {
+	if v.observer == nil {
+		return
+	}
+	e.Session = SessionOf(ctx)
+	v.observer.Observe(ctx, e)
+}

@@ -1,0 +1,63 @@
+package vine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/budget"
+)
+
+// recordOf is the catalog row of a parsed node (C.6.1). Branches missing a
+// title or summary read them from the body, as the spec's read tolerance
+// asks.
+func recordOf(n *forest.Node) catalog.Record {
+	outline := forest.ParseOutline(n.Body)
+	kind := "note"
+	if n.Type() == "branch" {
+		kind = "branch"
+	}
+	title := n.Title()
+	if title == "" {
+		title = outline.Title
+	}
+	if title == "" {
+		title = n.ID
+	}
+	summary := n.Summary()
+	if summary == "" {
+		summary = outline.Quote
+	}
+	sections := make([]string, len(outline.Sections))
+	for i, h := range outline.Sections {
+		sections[i] = h.Text
+	}
+	rec := catalog.Record{
+		ID: n.ID, Kind: kind, Type: n.Type(), Title: title, Summary: summary,
+		Tags: n.Tags(), Aliases: n.Aliases(),
+		Created: n.Front.String("created"), Updated: n.Front.String("updated"),
+		Confidence: n.Confidence(), Source: n.Source(), EntityKind: n.EntityKind(),
+		Payload: n.Payload(), PayloadType: n.PayloadType(), PayloadHash: n.PayloadHash(),
+		Origin: n.Origin(), Lang: n.Lang(),
+		Parent: forest.ParentIndex(n.ID), Trail: forest.Trail(n.ID),
+		Coverage: n.Coverage(), BodyTokens: budget.EstimateTokens(n.Body),
+		Outline: sections, Content: n.Content(), MovedFrom: n.MovedFrom(),
+	}
+	if rec.Content != "cached" && rec.Content != "reference" {
+		rec.BodyHash = BodyHash(n.Body)
+	}
+	for _, l := range n.Links() {
+		if l.Rel != "" && l.Target != "" {
+			rec.Edges = append(rec.Edges, catalog.Edge{Rel: l.Rel, Dst: l.Target, Confidence: l.Confidence})
+		}
+	}
+	return rec
+}
+
+// BodyHash is the normative body hash (C.6.1 §2.2): SHA-256 hex of the body
+// as sniff scans it.
+func BodyHash(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:])
+}

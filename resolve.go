@@ -1,0 +1,115 @@
+package vine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// notFound is the one absent-node envelope: the same bytes whatever the
+// reason (absent, escaping the forest, out of scope), so a refusal is
+// never an existence oracle.
+func notFound(id string) *envelope.Error {
+	return envelope.New(envelope.NotFound, "node not found: "+id,
+		"ids are exact paths without .md; find one with locate, or list a branch with scan")
+}
+
+// moved is the waymark envelope of C.15: the id was transplanted.
+func moved(id, to string) *envelope.Error {
+	return envelope.New(envelope.Moved, "node moved: "+id+" is now "+to,
+		"read it at moved_to").With("moved_to", to)
+}
+
+// resolve finds the catalog row of a caller-supplied id. The id is
+// contained with symlink resolution first; a file without a row is
+// indexed on the spot (self-heal); a waymark answers E_MOVED.
+func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) {
+	id := strings.Trim(strings.TrimSpace(raw), "/")
+	path, err := v.root.Path(id)
+	if err != nil || id == "" {
+		return catalog.Record{}, notFound(raw)
+	}
+	rec, ok, err := v.cat.Get(ctx, id)
+	if err != nil {
+		return catalog.Record{}, err
+	}
+	if ok {
+		return rec, nil
+	}
+	if _, statErr := os.Stat(path); statErr == nil {
+		if rec, ok := v.heal(ctx, id, path); ok {
+			return rec, nil
+		}
+	}
+	to, isMoved, err := v.cat.MovedTo(ctx, id)
+	if err != nil {
+		return catalog.Record{}, err
+	}
+	if isMoved {
+		return catalog.Record{}, moved(id, to)
+	}
+	return catalog.Record{}, notFound(raw)
+}
+
+// heal upserts the row of a node file the catalog does not know yet. A
+// canonical id only: the path must map back to exactly this id, so a
+// non-canonical spelling never creates a row.
+func (v *Vine) heal(ctx context.Context, id, path string) (catalog.Record, bool) {
+	if canon, err := v.root.IDOf(path); err != nil || canon != id {
+		return catalog.Record{}, false
+	}
+	n, err := parseFile(id, path)
+	if err != nil {
+		return catalog.Record{}, false
+	}
+	rec := recordOf(n)
+	if err := v.cat.Upsert(ctx, rec); err != nil {
+		v.log.Warn("self-heal upsert failed", "id", id, "err", err)
+	}
+	return rec, true
+}
+
+// node reads and parses the file of a resolved record (a catalog id, so
+// the cheap lexical containment applies).
+func (v *Vine) node(rec catalog.Record) (*forest.Node, error) {
+	n, err := v.readNode(rec.ID)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, notFound(rec.ID)
+	}
+	return n, err
+}
+
+// scopePrefix resolves a scope parameter the way sniff, calendar and
+// coverage take it: "" or "_index" is the whole forest; a branch named as
+// x, x/ or x/_index covers ids under "x/"; a leaf id covers that node
+// alone. It returns the branch prefix ("" for the whole forest) or the leaf
+// id, and whether it is a leaf. Unknown scopes answer E_NOT_FOUND naming
+// exactly what was sent.
+func (v *Vine) scopePrefix(ctx context.Context, scope string) (prefix string, leaf bool, err error) {
+	s := strings.TrimSpace(scope)
+	if s == "" || s == forest.RootIndexID || s == "/" {
+		return "", false, nil
+	}
+	index, nerr := forest.NormalizeBranch(s)
+	if nerr != nil {
+		return "", false, nerr
+	}
+	if _, ok, err := v.cat.Get(ctx, index); err != nil {
+		return "", false, err
+	} else if ok {
+		return forest.BranchDir(index) + "/", false, nil
+	}
+	id := strings.Trim(s, "/")
+	if _, ok, err := v.cat.Get(ctx, id); err != nil {
+		return "", false, err
+	} else if ok && !forest.IsIndex(id) {
+		return id, true, nil
+	}
+	return "", false, envelope.New(envelope.NotFound, "scope not found: "+scope,
+		"name a branch (x, x/ or x/_index) or a node id; list branches with scan(\"_index\")")
+}

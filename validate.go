@@ -1,0 +1,198 @@
+package vine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// Finding is one lint result of Validate.
+type Finding struct {
+	NodeID  string `json:"node_id"`
+	Level   string `json:"level"` // "error" or "warning"
+	Message string `json:"message"`
+}
+
+// Report is the outcome of Validate: every finding in walk order, and the
+// counts by level. A forest is valid when Errors is 0.
+type Report struct {
+	Nodes    int       `json:"nodes"`
+	Errors   int       `json:"errors"`
+	Warnings int       `json:"warnings"`
+	Findings []Finding `json:"findings"`
+}
+
+// Validate lints every node file against the forest's dialect (spec §11):
+// unreadable files, field rules, an id differing from the path, link
+// targets that do not exist, and missing local payloads are errors; a
+// summary breaking the A.4 contract, an unresolved body wikilink and a
+// payload whose bytes no longer match payload_hash are warnings. It reads
+// files only and changes nothing.
+func (v *Vine) Validate(ctx context.Context) (*Report, error) {
+	nodes, rep, err := v.readAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		ids[n.ID] = true
+	}
+	d := v.Dialect()
+	for _, n := range nodes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		v.lintNode(rep, n, d, ids)
+	}
+	rep.Nodes = len(nodes) + countUnreadable(rep)
+	return rep, nil
+}
+
+// readAll parses every node file; unreadable ones become error findings.
+func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, *Report, error) {
+	rep := &Report{Findings: []Finding{}}
+	var nodes []*forest.Node
+	skipped, err := v.root.Walk(func(id, p string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := parseFile(id, p)
+		if err != nil {
+			rep.add(id, "error", "unreadable: "+message(err))
+			return nil
+		}
+		nodes = append(nodes, n)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range skipped {
+		rep.add(strings.TrimSuffix(s.Path, ".md"), "error", "skipped: "+s.Reason)
+	}
+	return nodes, rep, nil
+}
+
+func (v *Vine) lintNode(rep *Report, n *forest.Node, d *forest.Dialect, ids map[string]bool) {
+	if forest.IsSystem(n.ID) {
+		return // _meta nodes: parse only
+	}
+	if fmID := n.Front.String("id"); fmID != n.ID {
+		rep.add(n.ID, "error", fmt.Sprintf("frontmatter id %q differs from the path id %q", fmID, n.ID))
+	}
+	checked := withBranchDefaults(n)
+	if err := forest.ValidateWrite(checked, forest.WriteCheck{Dialect: d}); err != nil {
+		e := envelope.From("validate", err)
+		rep.add(n.ID, "error", string(e.Code)+": "+e.Message)
+	}
+	if err := forest.ValidateSummary(checked.Summary()); err != nil {
+		rep.add(n.ID, "warning", "summary: "+message(err))
+	}
+	for i, l := range n.Links() {
+		if l.Target != "" && !ids[l.Target] {
+			rep.add(n.ID, "error", fmt.Sprintf("links.%d.target: no node %q", i, l.Target))
+		}
+	}
+	for _, target := range forest.Wikilinks(n.Body) {
+		if !ids[target] {
+			rep.add(n.ID, "warning", fmt.Sprintf("unresolved wikilink [[%s]]", target))
+		}
+	}
+	v.lintPayload(rep, n)
+}
+
+// withBranchDefaults applies the branch read tolerance (§2.4) to a copy:
+// title from the first H1, summary from the first blockquote line, created
+// from updated.
+func withBranchDefaults(n *forest.Node) *forest.Node {
+	if n.Type() != "branch" {
+		return n
+	}
+	c := &forest.Node{ID: n.ID, Front: n.Front.Clone(), Body: n.Body}
+	out := forest.ParseOutline(n.Body)
+	if c.Title() == "" && out.Title != "" {
+		c.Front.Set("title", out.Title)
+	}
+	if c.Summary() == "" && out.Quote != "" {
+		c.Front.Set("summary", out.Quote)
+	}
+	if !c.Front.Has("created") && c.Front.Has("updated") {
+		v, _ := c.Front.Get("updated")
+		c.Front.Set("created", v)
+	}
+	return c
+}
+
+// lintPayload checks a local payload exists and still matches its hash.
+// Remote payload URIs are skipped (G.9).
+func (v *Vine) lintPayload(rep *Report, n *forest.Node) {
+	name := n.Payload()
+	if name == "" || strings.Contains(name, "://") {
+		return
+	}
+	p, err := v.payloadPath(n.ID, name)
+	if err != nil {
+		rep.add(n.ID, "error", "payload escapes the forest: "+name)
+		return
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		rep.add(n.ID, "error", "payload missing: "+name)
+		return
+	}
+	defer f.Close()
+	want := n.PayloadHash()
+	if want == "" {
+		return
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		rep.add(n.ID, "error", "payload unreadable: "+name)
+		return
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		rep.add(n.ID, "warning", fmt.Sprintf("payload_hash drift: %s changed since it was recorded", name))
+	}
+}
+
+// payloadPath resolves a payload named relative to its node's folder and
+// keeps it inside the forest.
+func (v *Vine) payloadPath(id, name string) (string, error) {
+	rel := path.Join(path.Dir(id), filepath.ToSlash(name))
+	return v.root.File(rel)
+}
+
+func (r *Report) add(id, level, msg string) {
+	r.Findings = append(r.Findings, Finding{NodeID: id, Level: level, Message: msg})
+	if level == "error" {
+		r.Errors++
+	} else {
+		r.Warnings++
+	}
+}
+
+func countUnreadable(r *Report) int {
+	n := 0
+	for _, f := range r.Findings {
+		if strings.HasPrefix(f.Message, "unreadable: ") {
+			n++
+		}
+	}
+	return n
+}
+
+func message(err error) string {
+	if e := envelope.CodeOf(err); e != "" {
+		return envelope.From("", err).Message
+	}
+	return err.Error()
+}

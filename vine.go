@@ -1,0 +1,222 @@
+// Package vine is the MonkeyLLM knowledge-forest engine: open a forest (a
+// folder of markdown nodes with its own git repository and a disposable
+// derived catalog) and call its token-budgeted primitives.
+//
+// A forest made by the original Python implementation opens here
+// unchanged, and one made here opens there.
+//
+// A *Vine is safe for concurrent use: reads never wait on writes, and
+// writes pass one mutex (one writer, many readers). Every refusal is an
+// *Error carrying a stable code such as E_NOT_FOUND.
+package vine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/gitops"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// Options configure Open and Init. The zero value opens a writable forest
+// with the host clock.
+type Options struct {
+	// ReadOnly opens without the writer lock; every write answers
+	// E_READONLY. Any number of read-only Vines may sit beside the writer.
+	ReadOnly bool
+
+	// Now is the clock. Dates written to nodes are its local calendar
+	// date; inject it in tests for reproducible files and commits.
+	Now func() time.Time
+
+	// Progress, when set, receives progress of long work (reindex).
+	// It is called from the working goroutine and must not block.
+	Progress func(Progress)
+
+	// SkipAutoIndex leaves an empty catalog empty on Open, for callers
+	// that are about to call Reindex themselves.
+	SkipAutoIndex bool
+
+	// Observer, when set, is told about every primitive call (the seam
+	// the pheromone layer fills).
+	Observer Observer
+
+	// Heat, when set, supplies node heat for ranking; nil means cold.
+	Heat HeatSource
+
+	// Logger receives diagnostics that never reach the wire (the detail
+	// behind an E_INTERNAL). Nil discards them.
+	Logger *slog.Logger
+}
+
+// Progress reports how far a long operation has come.
+type Progress struct {
+	Op    string // "reindex", ...
+	Done  int    // items finished
+	Total int    // items expected; 0 when unknown
+}
+
+// Vine is an open forest.
+type Vine struct {
+	root     forest.Root
+	readOnly bool
+	now      func() time.Time
+	progress func(Progress)
+	log      *slog.Logger
+
+	skipAutoIndex bool
+	observer      Observer
+	heatSource    HeatSource
+
+	dialect atomic.Pointer[forest.Dialect]
+	cat     *catalog.Catalog
+	repo    *gitops.Repo // nil when read-only
+	lock    *forest.Lock // nil when read-only
+
+	stmts stmtCache // prepared reads, per query text
+
+	wmu       sync.Mutex // the one writer
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (o *Options) withDefaults() Options {
+	var opt Options
+	if o != nil {
+		opt = *o
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	return opt
+}
+
+// Open opens the forest rooted at dir. A writable open takes the writer
+// lock (E_LOCKED while a live process holds it) and the forest's own git
+// repository. An empty catalog is rebuilt from the markdown before Open
+// returns, and the catalog is warmed.
+func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
+	opt := opts.withDefaults()
+	root, err := forest.NewRoot(dir)
+	if err != nil || !forest.IsForest(root.Dir()) {
+		return nil, envelope.New(envelope.NotFound,
+			fmt.Sprintf("not a forest: %s has no _index.md", filepath.Base(dir)),
+			"create one with Init (vine init --forest DIR --title T)")
+	}
+	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
+		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat}
+	if err := v.open(ctx); err != nil {
+		v.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+func (v *Vine) open(ctx context.Context) error {
+	if !v.readOnly {
+		lock, err := forest.AcquireLock(v.root.Dir())
+		if err != nil {
+			return err
+		}
+		v.lock = lock
+		repo, err := gitops.Open(v.root.Dir())
+		if err != nil {
+			return envelope.New(envelope.Schema,
+				"forest has no git repository of its own at its root",
+				"open it read-only, or re-create it with Init").With("detail", err.Error())
+		}
+		v.repo = repo
+	}
+	v.loadDialect()
+	if err := os.MkdirAll(filepath.Join(v.root.Dir(), forest.DerivedDir), 0o755); err != nil {
+		return fmt.Errorf("vine: create derived dir: %w", err)
+	}
+	cat, err := catalog.Open(ctx, v.catalogPath(), catalog.Options{})
+	if err != nil {
+		return fmt.Errorf("vine: open catalog: %w", err)
+	}
+	v.cat = cat
+	empty, err := cat.Empty(ctx)
+	if err != nil {
+		return err
+	}
+	if empty && !v.skipAutoIndex {
+		if _, err := v.Reindex(ctx); err != nil {
+			return err
+		}
+	}
+	return cat.Warm(ctx)
+}
+
+func (v *Vine) catalogPath() string {
+	return filepath.Join(v.root.Dir(), forest.DerivedDir, "catalog.db")
+}
+
+// loadDialect reads _meta/schema.md; a missing or unreadable schema means
+// the built-in default dialect.
+func (v *Vine) loadDialect() {
+	d := forest.DefaultDialect()
+	if n, err := v.readNode(forest.SchemaID); err == nil {
+		d = forest.ParseDialect(n.Body)
+	}
+	v.dialect.Store(d)
+}
+
+// readNode parses the node file of a catalog-trusted id.
+func (v *Vine) readNode(id string) (*forest.Node, error) {
+	path, err := v.root.TrustedPath(id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return forest.Parse(id, data)
+}
+
+// Dir is the forest's root directory (absolute, symlinks resolved).
+func (v *Vine) Dir() string { return v.root.Dir() }
+
+// ReadOnly reports whether writes are refused.
+func (v *Vine) ReadOnly() bool { return v.readOnly }
+
+// Dialect is the forest's current vocabulary of types and rels.
+func (v *Vine) Dialect() *forest.Dialect { return v.dialect.Load() }
+
+// Catalog is the derived catalog, for packages built on the engine.
+// Treat it as read-only: the engine keeps it in step with the files.
+func (v *Vine) Catalog() *catalog.Catalog { return v.cat }
+
+// Close releases the catalog, and for a writable Vine the writer lock. It
+// waits for a write in progress. Calling Close twice is harmless.
+func (v *Vine) Close() error {
+	v.closeOnce.Do(func() {
+		v.wmu.Lock()
+		defer v.wmu.Unlock()
+		errs := []error{v.stmts.close()}
+		if v.cat != nil {
+			errs = append(errs, v.cat.Close())
+		}
+		if v.lock != nil {
+			errs = append(errs, v.lock.Release())
+		}
+		v.closeErr = errors.Join(errs...)
+	})
+	return v.closeErr
+}
+
+// today is the clock's local calendar date, the one date every write uses.
+func (v *Vine) today() string { return v.now().Format(time.DateOnly) }
