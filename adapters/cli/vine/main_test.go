@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/internal/testforest"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestInitValidateReindex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kb")
+	code, out, _ := runCLI(t, "", "init", "--forest", dir, "--title", "Team knowledge")
+	require.Equal(t, exitOK, code, out)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, "Team knowledge", res["title"])
+
+	code, out, _ = runCLI(t, "", "validate", "--forest", dir)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "2 nodes, 0 errors, 0 warnings")
+
+	code, out, _ = runCLI(t, "", "reindex", "--forest", dir)
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "indexed 2 nodes, 1 branches, 0 edges\n", out)
+
+	code, out, _ = runCLI(t, "", "init", "--forest", dir, "--title", "Again")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, out, `{"error":{"code":"E_SCHEMA"`)
+}
+
+func TestValidateExitsNonZeroOnErrors(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.md"), []byte("---\nid: [\n---\n"), 0o644))
+	code, out, _ := runCLI(t, "", "validate", "--forest", dir, "--json")
+	assert.Equal(t, exitFailure, code)
+	var rep struct {
+		Errors int `json:"errors"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, 1, rep.Errors)
+}
+
+func TestCallPrintsResultOrEnvelope(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	code, out, _ := runCLI(t, "", "call", "plant", "--forest", dir,
+		`{"dry_run": true, "node": {"id": "operations/x", "type": "note", "title": "T", "summary": "A short valid summary.", "parent": "operations/_index"}}`)
+	assert.Equal(t, exitOK, code, out)
+	assert.JSONEq(t, `{"id":"operations/x","valid":true,"dry_run":true}`, out)
+
+	code, out, _ = runCLI(t, `{"node": {"id": "operations/x"}, "bogus": 1}`, "call", "plant", "--forest", dir, "-")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, out, `"code":"E_SCHEMA"`)
+	assert.Contains(t, out, "bogus")
+
+	code, out, _ = runCLI(t, "", "call", "teleport", "--forest", dir, `{}`)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, out, `"code":"E_NOT_FOUND"`)
+	assert.Contains(t, out, "plant", "the hint lists served primitives")
+
+	code, out, _ = runCLI(t, "", "call", "plant", "--forest", filepath.Join(dir, "nope"), `{}`)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, out, `"code":"E_NOT_FOUND"`)
+	assert.NotContains(t, out, dir, "no machine path on the wire")
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{}, {"frobnicate"}, {"validate"}, {"call"}, {"call", "--forest", "x"}, {"init", "--bogus"},
+	} {
+		code, _, _ := runCLI(t, "", args...)
+		assert.Equal(t, exitUsage, code, args)
+	}
+	code, out, _ := runCLI(t, "", "primitives")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, `"name":"plant"`)
+}

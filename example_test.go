@@ -1,0 +1,52 @@
+package vine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/monkeyllm/vine"
+)
+
+// A new forest, opened, checked and written to through the wire surface.
+func Example() {
+	ctx := context.Background()
+	tmp, _ := os.MkdirTemp("", "vine-example-")
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "kb")
+
+	if _, err := vine.Init(ctx, dir, "Team knowledge", nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, err := vine.Open(ctx, dir, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer v.Close()
+
+	_, err = v.Call(ctx, "plant", []byte(`{"node": {"id": "runbook", "type": "note", "title": "Runbook",
+		"summary": "How to restart the service: three steps, two minutes.", "parent": "_index"}}`))
+	fmt.Println("planted:", err == nil)
+
+	rep, _ := v.Validate(ctx)
+	fmt.Println("errors:", rep.Errors)
+	// Output:
+	// planted: true
+	// errors: 0
+}
+
+// Every refusal is a *vine.Error carrying a stable code.
+func ExampleError() {
+	ctx := context.Background()
+	_, err := vine.Open(ctx, os.TempDir()+"/surely-not-a-forest", nil)
+	var e *vine.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Code, e.Code.HTTPStatus())
+	}
+	// Output:
+	// E_NOT_FOUND 404
+}
