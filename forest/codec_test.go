@@ -1,11 +1,8 @@
 package forest
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
@@ -14,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/monkeyllm/vine/internal/interop"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -297,10 +296,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("---\na: &x {b: *x}\n---\n"))
 	f.Add([]byte("---\nk: |\n  block\n  text\n---\n"))
 	f.Add([]byte("no frontmatter"))
-	if root, ok := findInteropFixture(); ok {
+	if _, ok := interop.Archive(); ok {
 		// The frontmatter blocks of the reference's files; their bodies
 		// only slow the fuzzer down.
-		for _, data := range fixtureNodesFrom(f, unpackFixture(f, root)) {
+		for _, data := range fixtureNodesFrom(f, interop.Forest(f)) {
 			if end := strings.Index(string(data), "\n---\n"); end > 0 {
 				f.Add(data[:end+5])
 			}
@@ -365,68 +364,7 @@ func BenchmarkBytes(b *testing.B) {
 
 // ---- the interop fixture: a forest the reference implementation wrote ----
 
-const interopFixture = "shared/interop/forest-fixture.tar.gz"
-
-// findInteropFixture looks for the tarball upwards from the package
-// directory: it lives beside the module, not inside it.
-func findInteropFixture() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		candidate := filepath.Join(dir, filepath.FromSlash(interopFixture))
-		if _, err := os.Stat(candidate); err == nil {
-			return candidate, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
-
-// unpackFixture unpacks the tarball into a temporary directory and returns
-// the forest root.
-func unpackFixture(t testing.TB, archive string) string {
-	t.Helper()
-	dest := t.TempDir()
-	f, err := os.Open(archive)
-	require.NoError(t, err)
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(h.Name) {
-			continue
-		}
-		target := filepath.Join(dest, filepath.FromSlash(h.Name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(target), 0o755))
-		data, err := io.ReadAll(tr)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(target, data, 0o644))
-	}
-	root := filepath.Join(dest, "forest-fixture")
-	_, err = os.Stat(filepath.Join(root, "_index.md"))
-	require.NoError(t, err, "the fixture has no forest-fixture/_index.md")
-	return root
-}
-
-func interopForest(t *testing.T) string {
-	t.Helper()
-	archive, ok := findInteropFixture()
-	if !ok {
-		t.Skipf("interop fixture %s not found above the package directory", interopFixture)
-	}
-	return unpackFixture(t, archive)
-}
+func interopForest(t *testing.T) string { return interop.Forest(t) }
 
 // fixtureNodesFrom returns every node file under root as id -> bytes.
 func fixtureNodesFrom(t testing.TB, root string) map[string][]byte {

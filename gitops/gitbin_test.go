@@ -1,15 +1,13 @@
 package gitops
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/monkeyllm/vine/internal/interop"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,55 +74,8 @@ func subjectAt(t *testing.T, h *history, step string) string {
 	return ""
 }
 
-// fixturePath is the reference forest: VINE_FOREST_FIXTURE, or the shared
-// interop data checked out beside this module.
-func fixturePath(t *testing.T) string {
-	p := os.Getenv("VINE_FOREST_FIXTURE")
-	if p == "" {
-		p = filepath.Join("..", "..", "shared", "interop", "forest-fixture.tar.gz")
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("reference forest fixture not found (%v); set VINE_FOREST_FIXTURE", err)
-	}
-	return p
-}
-
-// untar unpacks a .tar.gz into dir, refusing entries that leave it.
-func untar(t *testing.T, archive, dir string) {
-	t.Helper()
-	f, err := os.Open(archive)
-	require.NoError(t, err)
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	tr := tar.NewReader(gz)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		require.NoError(t, err)
-		target := filepath.Join(dir, filepath.FromSlash(hdr.Name))
-		require.True(t, strings.HasPrefix(target, dir+string(filepath.Separator)) || target == dir, hdr.Name)
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			require.NoError(t, os.MkdirAll(target, 0o755))
-		case tar.TypeReg:
-			require.NoError(t, os.MkdirAll(filepath.Dir(target), 0o755))
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(hdr.Mode)&0o777|0o200)
-			require.NoError(t, err)
-			_, err = io.Copy(out, tr)
-			require.NoError(t, err)
-			require.NoError(t, out.Close())
-		}
-	}
-}
-
 func TestReferenceForestOpensAndGrows(t *testing.T) {
-	archive := fixturePath(t)
-	tmp := t.TempDir()
-	untar(t, archive, tmp)
-	dir := filepath.Join(tmp, "forest-fixture")
+	dir := interop.Forest(t)
 
 	r, err := Open(dir)
 	require.NoError(t, err)

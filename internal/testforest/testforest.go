@@ -5,8 +5,6 @@
 package testforest
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,10 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/monkeyllm/vine/internal/fixture"
+	"github.com/monkeyllm/vine/internal/interop"
 )
 
 // Fixture builds the generated fixture forest in a temporary directory.
@@ -35,84 +33,7 @@ func Fixture(t testing.TB) (string, *fixture.Manifest) {
 // Reference unpacks the original implementation's forest into a temporary
 // directory and returns the forest root, or skips the test when the
 // interop data is absent.
-func Reference(t testing.TB) string {
-	t.Helper()
-	archive := findUp("shared/interop/forest-fixture.tar.gz")
-	if archive == "" {
-		t.Skip("interop data shared/interop/forest-fixture.tar.gz not found beside the repository; skipping the reference-forest test")
-	}
-	dst := t.TempDir()
-	if err := untar(archive, dst); err != nil {
-		t.Fatalf("unpack reference forest: %v", err)
-	}
-	return filepath.Join(dst, "forest-fixture")
-}
-
-// findUp looks for rel in the working directory and each of its parents,
-// and in their parents' siblings' view (../rel), the layout CI uses.
-func findUp(rel string) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		for _, cand := range []string{filepath.Join(dir, rel), filepath.Join(dir, "..", rel)} {
-			if _, err := os.Stat(cand); err == nil {
-				return cand
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-func untar(archive, dst string) error {
-	f, err := os.Open(archive)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return err
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.Clean(h.Name)
-		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
-			continue // test data only, but never write outside dst
-		}
-		p := filepath.Join(dst, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			out, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fs.FileMode(h.Mode)&0o777|0o600)
-			if err != nil {
-				return err
-			}
-			_, cerr := io.Copy(out, tr)
-			if err := out.Close(); cerr != nil || err != nil {
-				return cerr
-			}
-		}
-	}
-}
+func Reference(t testing.TB) string { return interop.Forest(t) }
 
 // TreeDigest hashes every path, mode and byte under dir, .git included,
 // leaving out only the derived layer and the lock card, which a refused
