@@ -113,3 +113,10 @@ func (v *Vine) scopePrefix(ctx context.Context, scope string) (prefix string, le
 	return "", false, envelope.New(envelope.NotFound, "scope not found: "+scope,
 		"name a branch (x, x/ or x/_index) or a node id; list branches with scan(\"_index\")")
 }
+
+// Record is the catalog row of a node addressed from outside (wire, host
+// or a composite such as harvest): the id is contained, a file without a
+// row is indexed on the spot, and a moved id answers E_MOVED.
+func (v *Vine) Record(ctx context.Context, id string) (catalog.Record, error) {
+	return v.resolve(ctx, id)
+}

@@ -31,25 +31,36 @@ const frontmatterShapeHint = "A node file starts with a '---' line, then the YAM
 //
 // Every refusal is an *envelope.Error with code E_FRONTMATTER.
 func Parse(id string, data []byte) (*Node, error) {
-	text := normalizeNewlines(data)
-	if !strings.HasPrefix(text, frontmatterDelim) {
-		return nil, frontmatterError(id, "no frontmatter block: the file must start with a '---' line")
-	}
-	end := strings.Index(text[len(frontmatterDelim):], "\n"+frontmatterDelim)
-	if end < 0 {
-		return nil, frontmatterError(id, "unterminated frontmatter block: no closing '---' line after the opening one")
-	}
-	end += len(frontmatterDelim)
-	raw := text[len(frontmatterDelim):end]
-	body := ""
-	if nl := strings.IndexByte(text[end+1:], '\n'); nl >= 0 {
-		body = strings.TrimLeft(text[end+1+nl+1:], "\n")
+	raw, body, err := Split(id, data)
+	if err != nil {
+		return nil, err
 	}
 	front, err := decodeFrontmatter(id, raw)
 	if err != nil {
 		return nil, err
 	}
 	return &Node{ID: id, Front: front, Body: body}, nil
+}
+
+// Split cuts a node file into its raw YAML block and its body by Parse's
+// steps 1-3, without decoding the YAML: the cheap read for scans that need
+// only the body (sniff) or a glance at one key. Newlines are normalized
+// first, exactly as Parse does, so the body is the one body_hash covers.
+func Split(id string, data []byte) (yamlBlock, body string, err error) {
+	text := normalizeNewlines(data)
+	if !strings.HasPrefix(text, frontmatterDelim) {
+		return "", "", frontmatterError(id, "no frontmatter block: the file must start with a '---' line")
+	}
+	end := strings.Index(text[len(frontmatterDelim):], "\n"+frontmatterDelim)
+	if end < 0 {
+		return "", "", frontmatterError(id, "unterminated frontmatter block: no closing '---' line after the opening one")
+	}
+	end += len(frontmatterDelim)
+	yamlBlock = text[len(frontmatterDelim):end]
+	if nl := strings.IndexByte(text[end+1:], '\n'); nl >= 0 {
+		body = strings.TrimLeft(text[end+1+nl+1:], "\n")
+	}
+	return yamlBlock, body, nil
 }
 
 // Bytes renders the node as the reference serializes it (spec §2.7):

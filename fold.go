@@ -1,0 +1,23 @@
+package vine
+
+import "github.com/monkeyllm/vine/internal/terms"
+
+// Fold is the one fold of the engine (C.6b): each code point becomes the
+// first code point of its NFD decomposition, lowercased. It preserves the
+// length in code points, so rune positions in folded text index the
+// original. Hangul syllables fold to their leading jamo; ß and ligatures
+// stay as they are. sniff matches through it, query terms are compared
+// through it, and so is the Curator's alias-in-body guard.
+func Fold(s string) string { return terms.Fold(s) }
+
+// foldRunes folds into a rune slice, the form sniff scans.
+func foldRunes(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		out = append(out, terms.FoldRune(r))
+	}
+	return out
+}
+
+// buildFold builds the fold table now (Warm), never at package init.
+func buildFold() { terms.Warm() }

@@ -1,0 +1,195 @@
+package vine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/internal/budget"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// Directions of move.
+const (
+	DirectionOut  = "out"
+	DirectionIn   = "in"
+	DirectionBoth = "both"
+)
+
+// relChildren is move's sugar rel for a node's physical children.
+const relChildren = "children"
+
+// MoveOptions are the wire parameters of move besides the id.
+type MoveOptions struct {
+	// Rel keeps only edges of this rel; for in-edges it matches the
+	// stored rel or its inverse. "children" lists the physical children
+	// instead of edges. Unknown rels simply match nothing.
+	Rel string
+
+	// Direction is "out" (the default when ""), "in" or "both"; anything
+	// else is refused with E_SCHEMA before the node is looked up.
+	Direction string
+
+	// Gauntlet false opts out of goal-ordered neighbours; nil or true
+	// means on when the dense layer is ready (never yet in this engine).
+	Gauntlet *bool
+
+	// Toward overrides the session goal for this call's Gauntlet.
+	Toward string
+}
+
+// Neighbors is move's answer (C.3): the node's neighbours, hottest first,
+// within 600 tokens; Truncated says neighbours were cut from the tail.
+type Neighbors struct {
+	Neighbors []Neighbor `json:"neighbors"`
+	Truncated bool       `json:"truncated"`
+}
+
+// Neighbor is one node at the other end of an edge (or a child). Rel is
+// shown from this node's side: an in-edge carries the inverse rel. The
+// summary is the neighbour's full summary; a neighbour missing from the
+// catalog shows type "?" and an empty summary.
+type Neighbor struct {
+	ID        string  `json:"id"`
+	Rel       string  `json:"rel"`
+	Direction string  `json:"direction"`
+	Type      string  `json:"type"`
+	Summary   string  `json:"summary"`
+	Heat      float64 `json:"heat"`
+}
+
+func (n *Neighbors) nodeIDs() []string {
+	ids := make([]string, len(n.Neighbors))
+	for i, nb := range n.Neighbors {
+		ids[i] = nb.ID
+	}
+	return ids
+}
+
+// Move lists the neighbours of one node from the catalog alone (no file is
+// opened), within 600 tokens, cut from the tail.
+func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors, error) {
+	dir := opt.Direction
+	if dir == "" {
+		dir = DirectionOut
+	}
+	if dir != DirectionOut && dir != DirectionIn && dir != DirectionBoth {
+		return nil, errDirection(dir)
+	}
+	rec, err := v.resolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var list []Neighbor
+	if opt.Rel == relChildren {
+		list, err = v.moveChildren(ctx, rec.ID)
+	} else {
+		list, err = v.moveEdges(ctx, rec, opt.Rel, dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(list, func(a, b Neighbor) int { return byHeatDesc(a.Heat, b.Heat) })
+	res := &Neighbors{Neighbors: listOrEmpty(list)}
+	if budget.ShrinkTail(&res.Neighbors, BudgetMove, func() any { return res }) > 0 {
+		res.Truncated = true
+	}
+	return res, nil
+}
+
+func errDirection(got string) error {
+	return envelope.Errorf(envelope.Schema,
+		"move: parameter 'direction' got %q, expected one of out, in, both", got).
+		WithHint(`use "both" for edges in every direction`)
+}
+
+// moveChildren lists the physical children of a branch; a leaf has none.
+func (v *Vine) moveChildren(ctx context.Context, id string) ([]Neighbor, error) {
+	rows, err := v.digestChildRows(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	heat := v.heat(ctx, ids)
+	out := make([]Neighbor, len(rows))
+	for i, r := range rows {
+		out[i] = Neighbor{ID: r.id, Rel: relChildren, Direction: DirectionOut, Type: r.typ,
+			Summary: r.summary, Heat: readHeatRound(heat[r.id])}
+	}
+	return out, nil
+}
+
+// moveEdges lists edge neighbours in catalog order, out-edges first.
+func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir string) ([]Neighbor, error) {
+	var list []Neighbor
+	if dir != DirectionIn {
+		for _, e := range rec.Edges {
+			if rel == "" || e.Rel == rel {
+				list = append(list, Neighbor{ID: e.Dst, Rel: e.Rel, Direction: DirectionOut})
+			}
+		}
+	}
+	if dir != DirectionOut {
+		ins, err := v.cat.InEdges(ctx, rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		dialect := v.Dialect()
+		for _, e := range ins {
+			shown := dialect.Inverse(e.Rel)
+			if rel == "" || e.Rel == rel || shown == rel {
+				list = append(list, Neighbor{ID: e.Src, Rel: shown, Direction: DirectionIn})
+			}
+		}
+	}
+	ids := make([]string, len(list))
+	for i, n := range list {
+		ids[i] = n.ID
+	}
+	rows, err := v.digestNeighborRows(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	heat := v.heat(ctx, ids)
+	for i := range list {
+		n := &list[i]
+		n.Type, n.Summary, n.Heat = "?", "", readHeatRound(heat[n.ID])
+		if r, ok := rows[n.ID]; ok {
+			n.Type, n.Summary = r.typ, r.summary
+		}
+	}
+	return list, nil
+}
+
+// moveSignature is move's row in the signature table.
+var moveSignature = Signature{
+	Name: "move",
+	Doc: "Neighbours of one node across its typed edges, hottest first, with full summaries, within 600 tokens. " +
+		"direction out (default), in or both; rel filters by edge type; rel=\"children\" lists a branch's " +
+		"children. Read one neighbour with look.",
+	Budget: BudgetMove,
+	Params: []Param{
+		{Name: "id", Type: TString, Required: true, Doc: "node id (exact path without .md)"},
+		{Name: "rel", Type: TString, Doc: "keep only this edge type (in-edges match its inverse too); \"children\" for a branch's children"},
+		{Name: "direction", Type: TString, Default: DirectionOut, Enum: []string{DirectionOut, DirectionIn, DirectionBoth},
+			Doc: "out, in, or both for every direction"},
+		{Name: "gauntlet", Type: TBoolean, Doc: "false: do not order neighbours by the session goal"},
+		{Name: "toward", Type: TString, Doc: "goal text overriding the session goal for this call"},
+	},
+	ReadOnly:   true,
+	Idempotent: true,
+}
+
+func init() { register(primitive{sig: moveSignature, run: runMove}) }
+
+func runMove(ctx context.Context, v *Vine, a Args) (any, error) {
+	opt := MoveOptions{Rel: a.String("rel"), Direction: a.String("direction"), Toward: a.String("toward")}
+	if a.Has("gauntlet") {
+		g := a.Bool("gauntlet")
+		opt.Gauntlet = &g
+	}
+	return v.Move(ctx, a.String("id"), opt)
+}
