@@ -2,7 +2,7 @@ package vine
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -25,12 +25,7 @@ func benchSynthetic(b *testing.B, nodes int) *Vine {
 	benchForestsMu.Lock()
 	dir, ok := benchForests[nodes]
 	if !ok {
-		tmp, err := os.MkdirTemp("", "vine-bench-")
-		if err != nil {
-			benchForestsMu.Unlock()
-			b.Fatal(err)
-		}
-		dir = filepath.Join(tmp, "forest")
+		dir = filepath.Join(sharedTempDir(b), fmt.Sprintf("synthetic-%d", nodes))
 		if err := fixture.Synthetic(context.Background(), dir, fixture.SyntheticOptions{Nodes: nodes}); err != nil {
 			benchForestsMu.Unlock()
 			b.Fatal(err)
@@ -57,3 +52,6 @@ func benchFixture(b *testing.B) *Vine {
 	b.Cleanup(func() { v.Close() })
 	return v
 }
+
+// synthetic5000 is the 5,000-node forest the entry benchmarks share.
+func synthetic5000(b *testing.B) *Vine { return benchSynthetic(b, 5000) }

@@ -22,7 +22,20 @@ type primitive struct {
 // as they land.
 var table []primitive
 
-func register(p primitive) { table = append(table, p) }
+func register(p primitive) {
+	if _, dup := LookupSignature(p.sig.Name); dup {
+		panic("vine: primitive registered twice: " + p.sig.Name)
+	}
+	table = append(table, p)
+}
+
+// Register adds a composite built on the engine (such as harvest) to the
+// signature table, so every transport serves it with the same argument
+// validation as the primitives. Call it from an init function; a name
+// registered twice panics, as http.Handle does.
+func Register(sig Signature, run func(ctx context.Context, v *Vine, a Args) (any, error)) {
+	register(primitive{sig: sig, run: run})
+}
 
 // Signatures returns the signature table, sorted by name.
 func Signatures() []Signature {
@@ -78,10 +91,17 @@ func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, 
 	if len(p.sig.Params) > 0 && p.sig.Params[0].Name == "id" && !a.IsList("id") {
 		ev.NodeID = a.String("id")
 	}
-	if r, ok := res.(interface{ nodeIDs() []string }); ok && err == nil {
-		ev.Returned = r.nodeIDs()
+	if err == nil {
+		ev.Returned = returnedIDs(res)
 	}
 	v.observe(ctx, ev)
+	if !(name == "plant" && a.Bool("dry_run")) { // dry-run plants are never traced
+		traced := res
+		if err != nil {
+			traced = envelope.From(name, err)
+		}
+		v.trace(ctx, ev, args, traced)
+	}
 	if err != nil {
 		if envelope.CodeOf(err) == "" {
 			v.log.Error("primitive failed", "primitive", name, "err", err)
@@ -89,4 +109,18 @@ func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, 
 		return nil, envelope.From(name, err)
 	}
 	return res, nil
+}
+
+// IDLister is implemented by results of composites registered from other
+// packages, so the observer sees which nodes they returned.
+type IDLister interface{ NodeIDs() []string }
+
+func returnedIDs(res any) []string {
+	switch r := res.(type) {
+	case interface{ nodeIDs() []string }:
+		return r.nodeIDs()
+	case IDLister:
+		return r.NodeIDs()
+	}
+	return nil
 }

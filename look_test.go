@@ -43,12 +43,8 @@ var entryTemplate struct {
 func newEntryForest(t *testing.T, opts *Options) *entryForest {
 	t.Helper()
 	entryTemplate.once.Do(func() {
-		base, err := os.MkdirTemp("", "vine-entry-fixture-")
-		if err != nil {
-			entryTemplate.err = err
-			return
-		}
-		dir := filepath.Join(base, "mare-alta")
+		dir := filepath.Join(sharedTempDir(t), "entry-template", "mare-alta")
+		var err error
 		if entryTemplate.man, err = fixture.Build(context.Background(), dir); err != nil {
 			entryTemplate.err = err
 			return

@@ -13,11 +13,11 @@ func BenchmarkMove(b *testing.B) {
 		id   string
 		opt  MoveOptions
 	}{
-		{"fixture/out", entryBenchFixture, "products/tidewatch-buoy", MoveOptions{}},
-		{"fixture/both-hub", entryBenchFixture, "organizations/mare-alta", MoveOptions{Direction: DirectionBoth}},
-		{"fixture/children", entryBenchFixture, "projects/_index", MoveOptions{Rel: "children"}},
-		{"synthetic5000/both", entrySynthetic, syntheticLeafID, MoveOptions{Direction: DirectionBoth}},
-		{"synthetic5000/children", entrySynthetic, "region-00/topic-0000/_index", MoveOptions{Rel: "children"}},
+		{"fixture/out", benchFixture, "products/tidewatch-buoy", MoveOptions{}},
+		{"fixture/both-hub", benchFixture, "organizations/mare-alta", MoveOptions{Direction: DirectionBoth}},
+		{"fixture/children", benchFixture, "projects/_index", MoveOptions{Rel: "children"}},
+		{"synthetic5000/both", synthetic5000, syntheticLeafID, MoveOptions{Direction: DirectionBoth}},
+		{"synthetic5000/children", synthetic5000, "region-00/topic-0000/_index", MoveOptions{Rel: "children"}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

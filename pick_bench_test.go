@@ -13,11 +13,11 @@ func BenchmarkPick(b *testing.B) {
 		id   string
 		opt  PickOptions
 	}{
-		{"fixture/whole", entryBenchFixture, "concepts/tide", PickOptions{}},
-		{"fixture/section", entryBenchFixture, "library/harbour-handbook", PickOptions{Section: "Chapter 12"}},
-		{"fixture/first-page", entryBenchFixture, "library/harbour-handbook", PickOptions{}},
-		{"fixture/page-after", entryBenchFixture, "library/harbour-handbook", PickOptions{After: "b40"}},
-		{"synthetic5000/whole", entrySynthetic, syntheticLeafID, PickOptions{}},
+		{"fixture/whole", benchFixture, "concepts/tide", PickOptions{}},
+		{"fixture/section", benchFixture, "library/harbour-handbook", PickOptions{Section: "Chapter 12"}},
+		{"fixture/first-page", benchFixture, "library/harbour-handbook", PickOptions{}},
+		{"fixture/page-after", benchFixture, "library/harbour-handbook", PickOptions{After: "b40"}},
+		{"synthetic5000/whole", synthetic5000, syntheticLeafID, PickOptions{}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -25,6 +25,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/trails"
 )
 
 // Options configure Open and Init. The zero value opens a writable forest
@@ -77,12 +78,17 @@ type Vine struct {
 	observer      Observer
 	heatSource    HeatSource
 
+	trails  *trails.Store  // heat (Part D)
+	tracer  *trails.Tracer // one event per call
+	session string         // the Vine's own session when a call names none
+
 	dialect atomic.Pointer[forest.Dialect]
 	cat     *catalog.Catalog
 	repo    *gitops.Repo // nil when read-only
 	lock    *forest.Lock // nil when read-only
 
-	stmts stmtCache // prepared reads, per query text
+	stmts      stmtCache      // prepared reads, per query text
+	background sync.WaitGroup // derived-layer writes after an answer (sniff memo)
 
 	wmu       sync.Mutex // the one writer
 	closeOnce sync.Once
@@ -143,6 +149,9 @@ func (v *Vine) open(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(v.root.Dir(), forest.DerivedDir), 0o755); err != nil {
 		return fmt.Errorf("vine: create derived dir: %w", err)
 	}
+	if err := v.openTrails(ctx); err != nil {
+		return err
+	}
 	cat, err := catalog.Open(ctx, v.catalogPath(), catalog.Options{})
 	if err != nil {
 		return fmt.Errorf("vine: open catalog: %w", err)
@@ -157,6 +166,7 @@ func (v *Vine) open(ctx context.Context) error {
 			return err
 		}
 	}
+	buildFold() // Warm builds the sniff fold table too (v0.69)
 	return cat.Warm(ctx)
 }
 
@@ -206,9 +216,13 @@ func (v *Vine) Close() error {
 	v.closeOnce.Do(func() {
 		v.wmu.Lock()
 		defer v.wmu.Unlock()
+		v.background.Wait()
 		errs := []error{v.stmts.close()}
 		if v.cat != nil {
 			errs = append(errs, v.cat.Close())
+		}
+		if v.trails != nil {
+			errs = append(errs, v.trails.Close())
 		}
 		if v.lock != nil {
 			errs = append(errs, v.lock.Release())

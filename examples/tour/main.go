@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
+	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
+
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/internal/fixture"
 )
@@ -107,6 +109,8 @@ type call struct{ name, args string }
 func tourCalls(man *fixture.Manifest) []call {
 	return []call{
 		{"locate", `{"query": "storm alert thresholds for the buoys", "k": 3}`},
+		{"sniff", `{"terms": ["Itapuã", "radio"], "k": 3}`},
+		{"harvest", `{"query": "why did the ice plant stop in July?", "k": 2}`},
 		{"look", fmt.Sprintf(`{"id": %q}`, "projects/tidewatch/_index")},
 		{"move", `{"id": "concepts/swell", "direction": "both"}`},
 		{"pick", fmt.Sprintf(`{"id": %q, "section": "Chapter 2"}`, man.Large)},

@@ -19,6 +19,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+
+	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
 )
 
 func main() {

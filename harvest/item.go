@@ -1,0 +1,212 @@
+package harvest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/forest"
+)
+
+// buildItem assembles one seat: metadata from the locate hit (else the
+// sniff hit and the catalog row), refined matches, content, notes.
+func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string) Item {
+	it := Item{ID: c.id, Score: round4(c.score), Created: c.created, Updated: c.updated,
+		Matches: []vine.SniffMatch{}, Content: []Block{}}
+	rec, recErr := r.Record(ctx, c.id)
+	switch {
+	case c.loc != nil:
+		it.Title, it.Type, it.Trail, it.Summary, it.BodyTokens = c.loc.Title, c.loc.Type, c.loc.Trail, c.loc.Summary, c.loc.BodyTokens
+	case c.sniff != nil:
+		it.Title, it.Type, it.Trail, it.BodyTokens = c.sniff.Title, c.sniff.Type, c.sniff.Trail, c.sniff.BodyTokens
+		if recErr == nil {
+			it.Summary = rec.Summary
+		}
+	}
+	if it.Trail == nil {
+		it.Trail = []string{}
+	}
+	if c.loc != nil {
+		it.FoundBy = append(it.FoundBy, "locate")
+	}
+	if c.sniff != nil {
+		it.FoundBy = append(it.FoundBy, "sniff")
+		it.Matches = refine(ctx, r, c, searchTerms)
+	}
+	it.Content = content(ctx, r, c.id, it.Matches)
+	if it.Type == "dataset" || it.Type == "media" {
+		if notes, err := r.Notes(ctx, c.id); err == nil {
+			it.Notes = notes
+		}
+	}
+	return it
+}
+
+// refine re-reads a sniff-found, non-index item one term at a time, rarest
+// term first, so a rare exact term is not drowned by common ones under
+// sniff's three-per-node cap (C.6c rule 2). Index items keep their global
+// matches: scoping sniff to an index would search its whole subtree.
+func refine(ctx context.Context, r Reader, c *candidate, searchTerms []string) []vine.SniffMatch {
+	global := c.sniff.Matches
+	if forest.IsIndex(c.id) || len(searchTerms) == 0 {
+		return nonNilMatches(global)
+	}
+	var hits []vine.SniffHit
+	for _, t := range searchTerms {
+		res, err := r.Sniff(ctx, []string{t}, vine.SniffOptions{Scope: c.id, K: 1})
+		if err != nil || len(res.Results) == 0 {
+			continue
+		}
+		hits = append(hits, res.Results[0])
+	}
+	slices.SortStableFunc(hits, func(a, b vine.SniffHit) int { return a.MatchCount - b.MatchCount })
+	type key struct {
+		section string
+		line    int
+	}
+	seen := map[key]bool{}
+	var out []vine.SniffMatch
+	for _, h := range hits {
+		for _, m := range h.Matches {
+			k := key{line: m.Line}
+			if m.Section != nil {
+				k.section = *m.Section
+			}
+			if seen[k] || len(out) == MaxMatches {
+				continue
+			}
+			seen[k] = true
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nonNilMatches(global)
+	}
+	return out
+}
+
+// content serves the body whole when it is small, else up to two matched
+// sections whole, else the outline with a hint. Bodies are never sliced.
+func content(ctx context.Context, r Reader, id string, matches []vine.SniffMatch) []Block {
+	whole, err := r.Pick(ctx, id, vine.PickOptions{})
+	if err != nil {
+		return []Block{}
+	}
+	if whole.Shape == vine.ContentBody && !whole.Truncated && whole.BodyTokens <= WholeBodyTokens {
+		return []Block{{Body: &whole.Body, BodyTokens: whole.BodyTokens}}
+	}
+	var blocks []Block
+	var sections []string
+	for _, m := range matches {
+		if m.Section != nil && !slices.Contains(sections, *m.Section) && len(sections) < MaxSections {
+			sections = append(sections, *m.Section)
+		}
+	}
+	for _, s := range sections {
+		sec, err := r.Pick(ctx, id, vine.PickOptions{Section: s})
+		if err != nil || sec.Cut {
+			continue
+		}
+		name := s
+		blocks = append(blocks, Block{Section: &name, Body: &sec.Body, BodyTokens: sec.BodyTokens})
+	}
+	if len(blocks) > 0 {
+		return blocks
+	}
+	rec, err := r.Record(ctx, id)
+	if err != nil {
+		return []Block{}
+	}
+	return []Block{{Outline: nonNil(rec.Outline), BodyTokens: rec.BodyTokens,
+		Hint: fmt.Sprintf("The body is %d tokens; read one part with pick(id, section=<header from outline>) "+
+			"or page it with pick(id, after=\"\").", rec.BodyTokens)}}
+}
+
+// annotate marks time order and replacement among the selected items:
+// every catalog edge of rel succeeds or supersedes with both ends
+// selected gives its source supersedes and its target superseded_by.
+// A selected item that a live node supersedes lists that node too, even
+// when it is not selected.
+func annotate(ctx context.Context, r Reader, items []Item, includeSuperseded bool) error {
+	index := map[string]int{}
+	for i, it := range items {
+		index[it.ID] = i
+	}
+	add := func(list *[]string, id string) {
+		if !slices.Contains(*list, id) {
+			*list = append(*list, id)
+			slices.Sort(*list)
+		}
+	}
+	for i := range items {
+		rec, err := r.Record(ctx, items[i].ID)
+		if err != nil {
+			continue
+		}
+		for _, e := range rec.Edges {
+			j, ok := index[e.Dst]
+			if !ok || (e.Rel != "succeeds" && e.Rel != "supersedes") {
+				continue
+			}
+			add(&items[i].Supersedes, e.Dst)
+			add(&items[j].SupersededBy, items[i].ID)
+		}
+		if includeSuperseded {
+			by, err := supersessors(ctx, r, items[i].ID)
+			if err != nil {
+				return err
+			}
+			for _, s := range by {
+				add(&items[i].SupersededBy, s)
+			}
+		}
+	}
+	return nil
+}
+
+// windowFacts echoes the window of the legs: undated_excluded is the
+// larger of the two.
+func (l *legs) windowFacts(res *Result) {
+	res.Window = l.loc.Window
+	res.UndatedExcluded = l.loc.UndatedExcluded
+	if l.sniff != nil && l.sniff.UndatedExcluded > res.UndatedExcluded {
+		res.UndatedExcluded = l.sniff.UndatedExcluded
+	}
+}
+
+// emptyFacts explains an empty sweep without naming forest content: the
+// locate leg's count of searched nodes (else sniff's), and for a window
+// the locate leg's window-aware hint.
+func (l *legs) emptyFacts(res *Result) {
+	switch {
+	case l.loc.Searched != nil:
+		res.Searched = l.loc.Searched
+	case l.sniff != nil:
+		n := l.sniff.ScannedNodes
+		res.Searched = &n
+	default:
+		n := 0
+		res.Searched = &n
+	}
+	res.Hint = emptyHint
+	if res.Window != nil && l.loc.MatchedWindow != nil {
+		res.MatchedWindow = l.loc.MatchedWindow
+		res.Hint = l.loc.Hint
+	}
+}
+
+func nonNilMatches(m []vine.SniffMatch) []vine.SniffMatch {
+	if m == nil {
+		return []vine.SniffMatch{}
+	}
+	return m
+}
+
+func round4(f float64) float64 {
+	const scale = 1e4
+	if f < 0 {
+		return -round4(-f)
+	}
+	return float64(int64(f*scale+0.5)) / scale
+}

@@ -1,0 +1,64 @@
+// Package harvest is the zero-model composite of C.6c: one call gives a
+// bring-your-own-model client ranked evidence for a question. It fuses the
+// entry search (locate, over curated metadata) and the literal body search
+// (sniff) by reciprocal rank, refines each hit to its rarest matching
+// sections, serves small bodies whole and large ones as the matched
+// sections, annotates time order and supersession, and stays inside a
+// 4000-token wall with explicit truncation. It never calls a model.
+package harvest
+
+import (
+	"context"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/catalog"
+)
+
+// Reader is what a sweep reads through. The engine satisfies it through
+// Engine; a scoped view that filters every read by a policy satisfies it
+// too, so scope filtering happens before budgeting.
+type Reader interface {
+	Locate(ctx context.Context, query string, opt vine.LocateOptions) (*vine.LocateResult, error)
+	Sniff(ctx context.Context, terms []string, opt vine.SniffOptions) (*vine.SniffResult, error)
+	Pick(ctx context.Context, id string, opt vine.PickOptions) (*vine.Content, error)
+	// Record is a node's catalog row with its declared out-edges.
+	Record(ctx context.Context, id string) (catalog.Record, error)
+	// InEdges are the declared links pointing at id.
+	InEdges(ctx context.Context, id string) ([]catalog.InEdge, error)
+	// Notes is the `## Notes` text of a dataset or media node, header
+	// dropped and clipped to 200 tokens ("" when it has none).
+	Notes(ctx context.Context, id string) (string, error)
+}
+
+// Engine adapts an open forest to Reader.
+func Engine(v *vine.Vine) Reader { return engine{v} }
+
+type engine struct{ v *vine.Vine }
+
+func (e engine) Locate(ctx context.Context, q string, o vine.LocateOptions) (*vine.LocateResult, error) {
+	return e.v.Locate(ctx, q, o)
+}
+
+func (e engine) Sniff(ctx context.Context, t []string, o vine.SniffOptions) (*vine.SniffResult, error) {
+	return e.v.Sniff(ctx, t, o)
+}
+
+func (e engine) Pick(ctx context.Context, id string, o vine.PickOptions) (*vine.Content, error) {
+	return e.v.Pick(ctx, id, o)
+}
+
+func (e engine) Record(ctx context.Context, id string) (catalog.Record, error) {
+	return e.v.Record(ctx, id)
+}
+
+func (e engine) InEdges(ctx context.Context, id string) ([]catalog.InEdge, error) {
+	return e.v.Catalog().InEdges(ctx, id)
+}
+
+func (e engine) Notes(ctx context.Context, id string) (string, error) {
+	d, err := e.v.Look(ctx, id, vine.LookOptions{Fields: []string{"notes"}})
+	if err != nil {
+		return "", err
+	}
+	return d.Notes, nil
+}

@@ -1,0 +1,124 @@
+package vine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/budget"
+	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/trails"
+)
+
+// storeHeat reads heat from the forest's own trails store, session heat
+// included for the context's session.
+type storeHeat struct{ s *trails.Store }
+
+func (h storeHeat) Heat(ctx context.Context, ids []string) (map[string]float64, error) {
+	return h.s.Heat(ctx, ids, SessionOf(ctx))
+}
+
+// Reinforce deposits persistent heat (graft fortification, C.8).
+func (h storeHeat) Reinforce(ctx context.Context, ids []string, delta float64) error {
+	return h.s.Deposit(ctx, "", ids, delta, time.Now())
+}
+
+// Rekey moves heat with a transplanted node.
+func (h storeHeat) Rekey(ctx context.Context, oldID, newID string) error {
+	return h.s.Rekey(ctx, oldID, newID)
+}
+
+// openTrails opens _derived/trails.db and the trace directory. A host that
+// supplied its own HeatSource keeps it for ranking.
+func (v *Vine) openTrails(ctx context.Context) error {
+	derived := filepath.Join(v.root.Dir(), forest.DerivedDir)
+	store, err := trails.Open(ctx, filepath.Join(derived, "trails.db"))
+	if err != nil {
+		return fmt.Errorf("vine: open trails: %w", err)
+	}
+	v.trails = store
+	v.tracer = trails.NewTracer(filepath.Join(derived, "traces"))
+	v.session = trails.NewSession()
+	if v.heatSource == nil {
+		v.heatSource = storeHeat{store}
+	}
+	return nil
+}
+
+// sessionOf is the context's session, or the Vine's own.
+func (v *Vine) sessionOf(ctx context.Context) string {
+	if s := SessionOf(ctx); trails.ValidSession(s) {
+		return s
+	}
+	return v.session
+}
+
+// trace appends the Part D event of one call. Telemetry never fails a
+// call: a write error is logged.
+func (v *Vine) trace(ctx context.Context, ev Event, args []byte, result any) {
+	if v.tracer == nil {
+		return
+	}
+	e := trails.Event{
+		TS: float64(time.Now().UnixNano()) / 1e9, Session: v.sessionOf(ctx), Primitive: ev.Primitive,
+		TokensIn: budget.EstimateTokens(string(args)), TokensOut: budget.EstimatePayloadTokens(result),
+		ElapsedMS: float64(ev.Duration.Microseconds()) / 1000,
+	}
+	if ev.NodeID != "" {
+		id := ev.NodeID
+		e.ID = &id
+	}
+	if err := v.tracer.Append(e); err != nil {
+		v.log.Warn("trace event not written", "err", err)
+	}
+}
+
+// CloseSession ends the context's hunt (Part D §3.2): on success the
+// answer nodes and every index on their trails gain heat (the whisper),
+// and a trail of four reads or more suggests the answer nodes as
+// shortcuts (the shout; the engine only suggests). Failure deposits
+// nothing. The outcome is appended to the session's trace.
+func (v *Vine) CloseSession(ctx context.Context, success bool, answerNodes []string) (*trails.Outcome, error) {
+	session := v.sessionOf(ctx)
+	if success && len(answerNodes) > 0 {
+		var warm []string
+		for _, id := range answerNodes {
+			rec, err := v.resolve(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			warm = append(warm, rec.ID)
+			warm = append(warm, rec.Trail...)
+		}
+		slices.Sort(warm)
+		if err := v.trails.Deposit(ctx, "", slices.Compact(warm), trails.DefaultDeposit, v.now()); err != nil {
+			return nil, envelope.From("close_session", err)
+		}
+	}
+	out, err := v.tracer.Close(session, success, answerNodes, v.now())
+	if err != nil {
+		v.log.Warn("session close not written to the trace", "err", err)
+	}
+	v.tracer.Forget(session)
+	return &out, nil
+}
+
+var closeSessionSignature = Signature{
+	Name: "close_session",
+	Doc: "End the current hunt: success with the answer nodes deposits heat on them and their trails " +
+		"(reads never do); a trail of 4+ reads suggests the answer nodes as shortcuts to graft.",
+	Params: []Param{
+		{Name: "success", Type: TBoolean, Required: true, Doc: "whether the hunt found its answer"},
+		{Name: "answer_nodes", Type: TStringList, Doc: "ids of the nodes that answered"},
+	},
+	Idempotent: false,
+}
+
+func init() { register(primitive{sig: closeSessionSignature, run: runCloseSession}) }
+
+func runCloseSession(ctx context.Context, v *Vine, a Args) (any, error) {
+	return v.CloseSession(ctx, a.Bool("success"), a.Strings("answer_nodes"))
+}

@@ -1,0 +1,102 @@
+package vine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadsTraceButDepositNothing(t *testing.T) {
+	v, dir := writableFixture(t)
+	ctx := WithSession(context.Background(), "hunt-a")
+	_, err := v.Call(ctx, "sniff", []byte(`{"terms": "Itapuã"}`))
+	require.NoError(t, err)
+	_, err = v.Call(ctx, "sniff", []byte(`{"terms": "x"}`))
+	require.Error(t, err)
+
+	h, err := v.trails.Heat(ctx, []string{"people/ana-ribeiro"}, "hunt-a")
+	require.NoError(t, err)
+	assert.Empty(t, h, "a read never writes heat")
+
+	f, err := os.Open(filepath.Join(dir, "_derived", "traces", "hunt-a.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	var events []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
+		events = append(events, e)
+	}
+	require.Len(t, events, 2, "refusals are traced too")
+	assert.Equal(t, "sniff", events[0]["primitive"])
+	assert.Nil(t, events[0]["id"], "sniff takes no node id")
+	assert.Greater(t, events[0]["tokens_out"], float64(0))
+	for _, k := range []string{"ts", "session", "tokens_in", "elapsed_ms"} {
+		assert.Contains(t, events[0], k)
+	}
+}
+
+func TestCloseSessionWhispersAndShouts(t *testing.T) {
+	v, _ := writableFixture(t)
+	ctx := WithSession(context.Background(), "hunt-b")
+	for _, args := range []string{`{"terms": "ledger"}`, `{"terms": "Itapuã"}`, `{"terms": "buoy"}`, `{"terms": "radio"}`} {
+		_, err := v.Call(ctx, "sniff", []byte(args))
+		require.NoError(t, err)
+	}
+	before, err := v.Sniff(ctx, []string{"radio"}, SniffOptions{Scope: "operations/radio-schedule"})
+	require.NoError(t, err)
+	require.Len(t, before.Results, 1)
+	assert.Zero(t, before.Results[0].Heat)
+
+	out, err := v.Call(ctx, "close_session", []byte(`{"success": true, "answer_nodes": ["operations/radio-schedule"]}`))
+	require.NoError(t, err)
+	b, _ := json.Marshal(out)
+	var o map[string]any
+	require.NoError(t, json.Unmarshal(b, &o))
+	assert.Equal(t, []any{}, o["suggest_shortcuts"], "no pick of the answer node: no trail length, no shout")
+
+	h, err := v.trails.Heat(ctx, []string{"operations/radio-schedule", "operations/_index", "_index"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"operations/radio-schedule": 0.1, "operations/_index": 0.1, "_index": 0.1}, h,
+		"the whisper warms the answer and every index on its trail")
+
+	after, err := v.Sniff(ctx, []string{"radio"}, SniffOptions{Scope: "operations/radio-schedule"})
+	require.NoError(t, err)
+	assert.Equal(t, 0.1, after.Results[0].Heat)
+	assert.Greater(t, after.Results[0].Score, before.Results[0].Score, "heat feeds ranking")
+
+	failed, err := v.CloseSession(WithSession(context.Background(), "hunt-c"), false, []string{"concepts/tide"})
+	require.NoError(t, err)
+	assert.False(t, failed.Outcome.Success)
+	h, err = v.trails.Heat(ctx, []string{"concepts/tide"}, "")
+	require.NoError(t, err)
+	assert.Empty(t, h, "failure deposits nothing")
+
+	_, err = v.CloseSession(ctx, true, []string{"no/such"})
+	assert.Equal(t, ENotFound, CodeOf(err))
+}
+
+func TestFortificationAndTransplantMoveHeatInTheDefaultStore(t *testing.T) {
+	v, _ := writableFixture(t)
+	ctx := context.Background()
+	_, err := v.Call(ctx, "graft", []byte(`{"id": "operations/departure-checklist", "patch": {"add_links": [
+		{"rel": "discovered-shortcut", "target": "concepts/beaufort-scale"}]}}`))
+	require.NoError(t, err)
+	h, err := v.trails.Heat(ctx, []string{"operations/departure-checklist", "concepts/beaufort-scale"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, 0.1, h["operations/departure-checklist"], "re-adding a shortcut fortifies it")
+	assert.Equal(t, 0.1, h["concepts/beaufort-scale"])
+
+	_, err = v.Call(ctx, "transplant", []byte(`{"id": "concepts/beaufort-scale", "new_id": "operations/beaufort-scale"}`))
+	require.NoError(t, err)
+	h, err = v.trails.Heat(ctx, []string{"concepts/beaufort-scale", "operations/beaufort-scale"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"operations/beaufort-scale": 0.1}, h, "heat follows the node")
+}

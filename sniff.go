@@ -1,0 +1,501 @@
+package vine
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/budget"
+	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/window"
+)
+
+// Limits of sniff (C.6b).
+const (
+	BudgetSniff       = 800
+	maxSniffTerms     = 8
+	maxSniffK         = 20
+	maxSniffMatches   = 3
+	sniffSnippetChars = 100
+)
+
+// SniffOptions are the wire options of sniff besides the terms.
+type SniffOptions struct {
+	Scope      string // a branch (x, x/, x/_index), a leaf id, or "" for the whole forest
+	K          int    // results, clamped to [1, 20]; 0 means 5
+	TypeFilter string
+	Since      string
+	Until      string
+	DateField  string
+}
+
+// SniffResult answers sniff: hits best first, how many nodes were covered,
+// and the window facts when a window was given.
+type SniffResult struct {
+	Results         []SniffHit   `json:"results"`
+	ScannedNodes    int          `json:"scanned_nodes"`
+	Truncated       bool         `json:"truncated"`
+	Window          *window.Echo `json:"window,omitempty"`
+	UndatedExcluded int          `json:"undated_excluded,omitempty"`
+	Searched        *int         `json:"searched,omitempty"`
+	MatchedWindow   *int         `json:"matched_window,omitempty"`
+	Hint            string       `json:"hint,omitempty"`
+}
+
+func (r *SniffResult) nodeIDs() []string {
+	ids := make([]string, len(r.Results))
+	for i, h := range r.Results {
+		ids[i] = h.ID
+	}
+	return ids
+}
+
+// SniffHit is one node whose body holds the terms.
+type SniffHit struct {
+	ID               string       `json:"id"`
+	Type             string       `json:"type"`
+	Title            string       `json:"title"`
+	Trail            []string     `json:"trail"`
+	Score            float64      `json:"score"`
+	Heat             float64      `json:"heat"`
+	BodyTokens       int          `json:"body_tokens"`
+	MatchCount       int          `json:"match_count"`
+	TruncatedMatches bool         `json:"truncated_matches"`
+	Matches          []SniffMatch `json:"matches"`
+	Demoted          bool         `json:"demoted,omitempty"`
+}
+
+// SniffMatch is one matching line: its section (null before the first
+// H2/H3), its 1-based number in the body, and a snippet centred on the
+// leftmost hit.
+type SniffMatch struct {
+	Section *string `json:"section"`
+	Line    int     `json:"line"`
+	Snippet string  `json:"snippet"`
+}
+
+// Sniff is the literal body search (C.6b): every node body in scope is
+// scanned for the terms (folded, so case and diacritics never matter; a
+// term with a space is a phrase), one match per line, and nodes are ranked
+// by strength × density × (1 + α·heat), index nodes after content nodes.
+// Metadata is never searched; that is locate. The answer fits 800 tokens.
+func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*SniffResult, error) {
+	folded, err := sniffTerms(terms)
+	if err != nil {
+		return nil, err
+	}
+	w, err := window.Parse(opt.Since, opt.Until, opt.DateField)
+	if err != nil {
+		return nil, err
+	}
+	prefix, _, err := v.scopePrefix(ctx, opt.Scope)
+	if err != nil {
+		return nil, err
+	}
+	k := opt.K
+	if k == 0 {
+		k = 5
+	}
+	k = min(max(k, 1), maxSniffK)
+	pred := sniffPred(prefix, opt.TypeFilter, w)
+	inScope, err := v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
+	if err != nil {
+		return nil, err
+	}
+	scan, err := v.scanScope(ctx, pred, folded)
+	if err != nil {
+		return nil, err
+	}
+	res := &SniffResult{Results: []SniffHit{}, ScannedNodes: inScope - scan.skipped}
+	hits := v.rankSniff(ctx, scan.cands, scan.found, len(folded))
+	res.Truncated = len(hits) > k
+	hits = hits[:min(k, len(hits))]
+	for _, h := range hits {
+		res.Results = append(res.Results, renderSniffHit(h))
+	}
+	if w.Active() {
+		if err := v.sniffWindowFacts(ctx, res, w, prefix); err != nil {
+			return nil, err
+		}
+	}
+	if budget.ShrinkTail(&res.Results, BudgetSniff, func() any { return res }) > 0 {
+		res.Truncated = true
+	}
+	v.storeMemo(ctx, scan.fresh)
+	return res, nil
+}
+
+// sniffTerms folds and trims each term; 1 to 8 terms of at least two
+// characters.
+func sniffTerms(terms []string) ([][]rune, error) {
+	if len(terms) == 0 || len(terms) > maxSniffTerms {
+		return nil, envelope.New(envelope.Schema,
+			fmt.Sprintf("sniff: parameter 'terms' takes 1 to %d terms, got %d", maxSniffTerms, len(terms)),
+			"pass the rare exact words to find in bodies, e.g. [\"ERR-7731\"]")
+	}
+	out := make([][]rune, len(terms))
+	for i, t := range terms {
+		f := []rune(strings.TrimSpace(Fold(t)))
+		if len(f) < 2 {
+			return nil, envelope.New(envelope.Schema,
+				fmt.Sprintf("sniff: term %q is shorter than two characters", t),
+				"sniff matches literal text; give at least two characters per term")
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// candidate is one node in scope: the catalog facts ranking and rendering
+// need, nothing read from files.
+type candidate struct {
+	id, typ, title, hash string
+	trail                []string
+	bodyTokens           int
+}
+
+// scopePred is the candidate predicate over nodes (scope, type, window):
+// one SQL condition, never a per-row skip.
+type scopePred struct {
+	where string
+	args  []any
+}
+
+func sniffPred(prefix, typeFilter string, w window.Window) scopePred {
+	scope, args := scopeIDSQL(prefix)
+	win, wargs := w.SQL("nodes.")
+	where := strings.ReplaceAll(scope, "id", "nodes.id") + " AND " + win
+	args = append(args, wargs...)
+	if typeFilter != "" {
+		where += " AND nodes.type = ?"
+		args = append(args, typeFilter)
+	}
+	return scopePred{where, args}
+}
+
+// loadCandidates reads the catalog rows of the given ids, in id order.
+func (v *Vine) loadCandidates(ctx context.Context, ids []string) ([]candidate, error) {
+	slices.Sort(ids)
+	out := make([]candidate, 0, len(ids))
+	for chunk := range slices.Chunk(ids, 400) {
+		q := "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes WHERE id IN (" +
+			strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",") + ") ORDER BY id"
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		err := v.eachRow(ctx, q, args, func(rows *sql.Rows) error {
+			var c candidate
+			var trail string
+			if err := rows.Scan(&c.id, &c.typ, &c.title, &c.hash, &trail, &c.bodyTokens); err != nil {
+				return err
+			}
+			_ = json.Unmarshal([]byte(trail), &c.trail)
+			if c.trail == nil {
+				c.trail = []string{}
+			}
+			out = append(out, c)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// lineRecord is one matching line of one term, as the memo stores it:
+// [line_no, section, pos, line_text], pos in runes.
+type lineRecord struct {
+	Line    int
+	Section *string
+	Pos     int
+	Text    string
+}
+
+func (l lineRecord) MarshalJSON() ([]byte, error) {
+	return json.Marshal([]any{l.Line, l.Section, l.Pos, l.Text})
+}
+
+func (l *lineRecord) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil || len(raw) != 4 {
+		return fmt.Errorf("line record: want 4 fields")
+	}
+	if err := json.Unmarshal(raw[0], &l.Line); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw[1], &l.Section); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw[2], &l.Pos); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw[3], &l.Text)
+}
+
+// scanBody scans a body for every term in one pass and returns, per term,
+// its complete list of matching lines. Lines split as Python's splitlines
+// does; a level-2 or level-3 heading sets the section.
+func scanBody(body string, terms [][]rune) [][]lineRecord {
+	out := make([][]lineRecord, len(terms))
+	folded := foldRunes(body)
+	if !anyTermIn(folded, terms) {
+		return out // quick reject: most bodies hold none of the terms
+	}
+	var section *string
+	lineNo := 0
+	forEachLine(body, folded, func(line string, fl []rune) {
+		lineNo++
+		if h, ok := sectionHeading(line); ok {
+			section = h
+		}
+		for i, t := range terms {
+			if pos := indexRunes(fl, t); pos >= 0 {
+				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: pos, Text: line})
+			}
+		}
+	})
+	return out
+}
+
+func anyTermIn(folded []rune, terms [][]rune) bool {
+	for _, t := range terms {
+		if indexRunes(folded, t) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// indexRunes is the rune index of the first occurrence of t in s, or -1.
+func indexRunes(s, t []rune) int {
+	n := len(t)
+	if n == 0 || n > len(s) {
+		return -1
+	}
+	first := t[0]
+outer:
+	for i := 0; i+n <= len(s); i++ {
+		if s[i] != first {
+			continue
+		}
+		for j := 1; j < n; j++ {
+			if s[i+j] != t[j] {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// isLineBreak reports the separators of Python's str.splitlines.
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// forEachLine walks the lines of body with their folded runes (same
+// length as the original's runes), treating "\r\n" as one break.
+func forEachLine(body string, folded []rune, fn func(line string, fl []rune)) {
+	runes := []rune(body)
+	start := 0
+	for i := 0; i < len(runes); i++ {
+		if !isLineBreak(runes[i]) {
+			continue
+		}
+		fn(string(runes[start:i]), folded[start:i])
+		if runes[i] == '\r' && i+1 < len(runes) && runes[i+1] == '\n' {
+			i++
+		}
+		start = i + 1
+	}
+	if start < len(runes) {
+		fn(string(runes[start:]), folded[start:])
+	}
+}
+
+// sectionHeading matches ^(#{1,6})\s+(.*?)\s*$ and keeps levels 2 and 3.
+func sectionHeading(line string) (*string, bool) {
+	level := 0
+	for level < len(line) && line[level] == '#' {
+		level++
+	}
+	if level < 2 || level > 3 || level == len(line) {
+		return nil, false
+	}
+	rest := line[level:]
+	trimmed := strings.TrimLeft(rest, " \t\v\f\r")
+	if len(trimmed) == len(rest) {
+		return nil, false // "##x" is not a heading
+	}
+	text := strings.TrimRight(trimmed, " \t\v\f\r")
+	return &text, true
+}
+
+// nodeHit gathers one node's per-term line lists.
+type nodeHit struct {
+	cand  candidate
+	terms [][]lineRecord
+	heat  float64
+	score float64
+	lines []lineRecord // union by line, pos = min over terms
+}
+
+// rankSniff combines the per-term lists, scores and orders the hits.
+func (v *Vine) rankSniff(ctx context.Context, cands []candidate, found map[string][][]lineRecord, nTerms int) []*nodeHit {
+	var hits []*nodeHit
+	ids := make([]string, 0, len(found))
+	for _, c := range cands {
+		lists, ok := found[c.id]
+		if !ok {
+			continue
+		}
+		h := &nodeHit{cand: c, terms: lists, lines: unionLines(lists)}
+		if len(h.lines) == 0 {
+			continue
+		}
+		hits = append(hits, h)
+		ids = append(ids, c.id)
+	}
+	heat := v.heat(ctx, ids)
+	for _, h := range hits {
+		hitTerms := 0
+		for _, l := range h.terms {
+			if len(l) > 0 {
+				hitTerms++
+			}
+		}
+		strength := float64(hitTerms) / float64(nTerms)
+		density := 1 + 0.15*math.Log2(float64(len(h.lines)))
+		h.heat = round4(heat[h.cand.id])
+		h.score = round4(strength * density * (1 + v.alpha()*h.heat))
+	}
+	slices.SortFunc(hits, func(a, b *nodeHit) int {
+		ai, bi := forest.IsIndex(a.cand.id), forest.IsIndex(b.cand.id)
+		if ai != bi {
+			if ai {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(b.lines), len(a.lines)), strings.Compare(a.cand.id, b.cand.id))
+	})
+	return hits
+}
+
+// unionLines merges per-term lists by line, keeping the leftmost position.
+func unionLines(lists [][]lineRecord) []lineRecord {
+	byLine := map[int]lineRecord{}
+	for _, list := range lists {
+		for _, l := range list {
+			if prev, ok := byLine[l.Line]; !ok || l.Pos < prev.Pos {
+				byLine[l.Line] = l
+			}
+		}
+	}
+	out := make([]lineRecord, 0, len(byLine))
+	for _, l := range byLine {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b lineRecord) int { return a.Line - b.Line })
+	return out
+}
+
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+// alpha is the pheromone weight of ranking (Part D, default 0.3).
+func (v *Vine) alpha() float64 { return 0.3 }
+
+func renderSniffHit(h *nodeHit) SniffHit {
+	out := SniffHit{ID: h.cand.id, Type: h.cand.typ, Title: h.cand.title, Trail: h.cand.trail,
+		Score: h.score, Heat: h.heat, BodyTokens: h.cand.bodyTokens, MatchCount: len(h.lines),
+		TruncatedMatches: len(h.lines) > maxSniffMatches, Demoted: forest.IsIndex(h.cand.id)}
+	for _, l := range h.lines[:min(len(h.lines), maxSniffMatches)] {
+		out.Matches = append(out.Matches, SniffMatch{Section: l.Section, Line: l.Line, Snippet: snippet(l.Text, l.Pos)})
+	}
+	return out
+}
+
+// snippet is ~25 tokens of the line around pos (runes): the whole trimmed
+// line when it fits 100 characters, else a window with ellipses.
+func snippet(line string, pos int) string {
+	r := []rune(strings.TrimRight(line, " \t\r\n\v\f"))
+	if len(r) <= sniffSnippetChars {
+		return strings.TrimSpace(string(r))
+	}
+	start := max(0, pos-33)
+	end := min(len(r), start+sniffSnippetChars)
+	start = max(0, end-sniffSnippetChars)
+	s := strings.TrimSpace(string(r[start:end]))
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(r) {
+		s += "…"
+	}
+	return s
+}
+
+// sniffWindowFacts adds the window echo, undated_excluded, and on an empty
+// answer the C.13.2 explanation.
+func (v *Vine) sniffWindowFacts(ctx context.Context, res *SniffResult, w window.Window, prefix string) error {
+	echo := w.Echo()
+	res.Window = &echo
+	undated, err := v.undatedCount(ctx, w, prefix)
+	if err != nil {
+		return err
+	}
+	res.UndatedExcluded = undated
+	if len(res.Results) > 0 {
+		return nil
+	}
+	searched, err := v.countQuery(ctx, "SELECT count(*) FROM nodes")
+	if err != nil {
+		return err
+	}
+	matched, hint, err := v.emptyWindowFacts(ctx, w)
+	if err != nil {
+		return err
+	}
+	res.Searched, res.MatchedWindow, res.Hint = &searched, &matched, hint
+	return nil
+}
+
+// ---- wire ----
+
+var sniffSignature = Signature{
+	Name: "sniff",
+	Doc: "Literal search over node bodies (never metadata): returns nodes with the section, line and snippet of " +
+		"each match. Use it for rare exact terms (codes, names, numbers); use locate for concepts. Budget 800 tokens.",
+	Budget: BudgetSniff,
+	Params: []Param{
+		{Name: "terms", Type: TStringOrList, Required: true, Doc: "1-8 literal terms; a space inside a term makes a phrase"},
+		{Name: "scope", Type: TString, Doc: "a branch (x, x/ or x/_index) or a node id; default the whole forest"},
+		{Name: "k", Type: TInteger, Default: 5, Doc: "results, 1-20"},
+		{Name: "type_filter", Type: TString, Doc: "only nodes of this type"},
+		{Name: "since", Type: TString, Doc: "window start: YYYY, YYYY-MM or YYYY-MM-DD"},
+		{Name: "until", Type: TString, Doc: "window end: YYYY, YYYY-MM or YYYY-MM-DD"},
+		{Name: "date_field", Type: TString, Default: "created", Doc: "created or updated"},
+	},
+	ReadOnly: true, Idempotent: true,
+}
+
+func init() { register(primitive{sig: sniffSignature, run: runSniff}) }
+
+func runSniff(ctx context.Context, v *Vine, a Args) (any, error) {
+	return v.Sniff(ctx, a.Strings("terms"), SniffOptions{
+		Scope: a.String("scope"), K: a.Int("k"), TypeFilter: a.String("type_filter"),
+		Since: a.String("since"), Until: a.String("until"), DateField: a.String("date_field"),
+	})
+}

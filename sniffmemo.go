@@ -1,0 +1,227 @@
+package vine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"strings"
+
+	"github.com/monkeyllm/vine/forest"
+)
+
+// The memoized scan (C.6b.1): per (folded term, node) the complete list of
+// matching lines, valid while the node's body hash is unchanged. A
+// non-match is recorded as '[]', so a covered node that holds nothing
+// costs one COUNT, not a read. Ranking is never memoized, and dropping the
+// memo changes latency only.
+
+// memoEntry is a (term, node) scan to store once the answer is decided.
+type memoEntry struct {
+	term, node, hash string
+	lines            []lineRecord
+}
+
+// scanResult is what the scan found: per node, per term, the lines.
+type scanResult struct {
+	cands   []candidate // rows of the nodes with a hit or a read, id order
+	found   map[string][][]lineRecord
+	skipped int // unreadable or unreachable bodies, not counted as scanned
+	fresh   []memoEntry
+}
+
+// scanScope answers each term from the memo where it is valid and reads
+// every uncovered body in scope once, scanning all terms in one pass.
+// Rows fetched and catalog rows loaded grow with matches plus uncovered
+// nodes; a covered node that holds nothing costs nothing (cost rule 1).
+func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*scanResult, error) {
+	res := &scanResult{found: map[string][][]lineRecord{}}
+	uncovered := map[string]bool{}
+	for ti, t := range terms {
+		err := v.memoMatches(ctx, pred, string(t), uncovered, func(id string, lines []lineRecord) {
+			res.add(id, ti, len(terms), lines)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := v.uncovered(ctx, pred, string(t), uncovered); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]string, 0, len(res.found)+len(uncovered))
+	for id := range res.found {
+		ids = append(ids, id)
+	}
+	for id := range uncovered {
+		if _, ok := res.found[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	cands, err := v.loadCandidates(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	res.cands = cands
+	for _, c := range cands { // id order: deterministic reads
+		if !uncovered[c.id] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		body, ok := v.sniffBody(c.id)
+		if !ok {
+			res.skipped++
+			delete(res.found, c.id)
+			continue
+		}
+		for ti, lines := range scanBody(body, terms) {
+			res.add(c.id, ti, len(terms), lines)
+			if c.hash != "" {
+				res.fresh = append(res.fresh, memoEntry{term: string(terms[ti]), node: c.id, hash: c.hash, lines: lines})
+			}
+		}
+	}
+	return res, nil
+}
+
+// add records a term's lines for a node (a fresh read replaces the memo
+// answer, which is identical by construction).
+func (r *scanResult) add(id string, term, nTerms int, lines []lineRecord) {
+	lists, ok := r.found[id]
+	if !ok {
+		if len(lines) == 0 {
+			return
+		}
+		lists = make([][]lineRecord, nTerms)
+		r.found[id] = lists
+	}
+	lists[term] = lines
+}
+
+const validMemo = "m.term = ? AND m.node_id = nodes.id AND nodes.body_hash != '' AND m.body_hash = nodes.body_hash"
+
+// memoMatches calls match for every valid memo row of term in scope that
+// holds lines. A row that does not decode is a miss, never an answer: its
+// node joins damaged and is read again.
+func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, damaged map[string]bool,
+	match func(id string, lines []lineRecord)) error {
+	q := "SELECT nodes.id, m.lines FROM sniff_memo m JOIN nodes ON " + validMemo +
+		" WHERE m.lines != '[]' AND " + pred.where
+	return v.eachRow(ctx, q, append([]any{term}, pred.args...), func(rows *sql.Rows) error {
+		var id, raw string
+		if err := rows.Scan(&id, &raw); err != nil {
+			return err
+		}
+		var lines []lineRecord
+		if json.Unmarshal([]byte(raw), &lines) != nil {
+			damaged[id] = true
+			return nil
+		}
+		match(id, lines)
+		return nil
+	})
+}
+
+// uncovered adds the nodes in scope with no valid memo row for term.
+func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, into map[string]bool) error {
+	q := "SELECT nodes.id FROM nodes WHERE " + pred.where +
+		" AND NOT EXISTS (SELECT 1 FROM sniff_memo m WHERE " + validMemo + ")"
+	return v.eachRow(ctx, q, append(append([]any{}, pred.args...), term), func(rows *sql.Rows) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		into[id] = true
+		return nil
+	})
+}
+
+func (v *Vine) eachRow(ctx context.Context, q string, args []any, fn func(*sql.Rows) error) error {
+	stmt, err := v.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// sniffBody reads the body sniff scans: the file is split without
+// decoding its YAML unless the frontmatter carries a content: marker, in
+// which case the backing body is resolved (G.7). Unreadable or
+// unreachable bodies answer ok=false and are skipped silently.
+func (v *Vine) sniffBody(id string) (string, bool) {
+	p, err := v.root.TrustedPath(id)
+	if err != nil {
+		return "", false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	yamlBlock, body, err := forest.Split(id, data)
+	if err != nil {
+		return "", false
+	}
+	if !strings.Contains(yamlBlock, "content:") {
+		return body, true
+	}
+	n, err := forest.Parse(id, data)
+	if err != nil {
+		return "", false
+	}
+	switch n.Content() {
+	case "cached":
+		body, err = v.cachedBody(id)
+	case "reference":
+		body, err = v.referenceBody(id, n.Front.String("source_path"))
+	}
+	return body, err == nil
+}
+
+// storeMemo writes the scans of this call after the answer is decided, in
+// the background so the caller never waits for the memo (Close waits for
+// it). A failure only costs latency next time, so it is logged.
+func (v *Vine) storeMemo(ctx context.Context, entries []memoEntry) {
+	if len(entries) == 0 || v.cat.ReadOnly() {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	v.background.Go(func() { v.writeMemo(ctx, entries) })
+}
+
+func (v *Vine) writeMemo(ctx context.Context, entries []memoEntry) {
+	err := v.cat.Write(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx,
+			"INSERT INTO sniff_memo(term, node_id, body_hash, lines) VALUES (?, ?, ?, ?) "+
+				"ON CONFLICT(term, node_id) DO UPDATE SET body_hash = excluded.body_hash, lines = excluded.lines")
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, e := range entries {
+			lines := []byte("[]")
+			if len(e.lines) > 0 {
+				if lines, err = json.Marshal(e.lines); err != nil {
+					return err
+				}
+			}
+			if _, err := stmt.ExecContext(ctx, e.term, e.node, e.hash, string(lines)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		v.log.Warn("sniff memo not stored; the next scan reads the files again", "err", err)
+	}
+}

@@ -1,0 +1,174 @@
+package trails
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3/driver"
+)
+
+// DefaultDeposit is the heat one deposit adds (Part D).
+const DefaultDeposit = 0.1
+
+// SessionWeight is how much session heat counts beside persistent heat.
+const SessionWeight = 0.5
+
+// chunk bounds IN lists: one statement per chunk, never one per node.
+const chunk = 400
+
+// Store is the heat table of one forest. It is safe for concurrent use.
+type Store struct {
+	db *sql.DB
+}
+
+// Open opens (creating when needed) the heat store at path.
+func Open(ctx context.Context, path string) (*Store, error) {
+	dsn := "file:" + filepath.ToSlash(path) +
+		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)"
+	db, err := driver.Open(dsn)
+	if err != nil {
+		return nil, err
+	}
+	const schema = `CREATE TABLE IF NOT EXISTS heat(
+		scope TEXT NOT NULL DEFAULT '',
+		node_id TEXT NOT NULL,
+		heat REAL NOT NULL DEFAULT 0,
+		updated REAL NOT NULL,
+		PRIMARY KEY(scope, node_id))`
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("trails: create heat table: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close releases the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB is the underlying database, for the Ranger's evaporation.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Heat reads min(1, persistent + 0.5·session) for ids, rounded to four
+// decimals, with one statement per scope and chunk. Absent ids are cold
+// and absent from the map. session "" reads persistent heat only.
+func (s *Store) Heat(ctx context.Context, ids []string, session string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	persistent, err := s.read(ctx, "", ids)
+	if err != nil {
+		return nil, err
+	}
+	sessional := map[string]float64{}
+	if session != "" {
+		if sessional, err = s.read(ctx, session, ids); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range ids {
+		h := persistent[id] + SessionWeight*sessional[id]
+		if h > 0 {
+			out[id] = round4(math.Min(1, h))
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) read(ctx context.Context, scope string, ids []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for part := range slices.Chunk(ids, chunk) {
+		args := make([]any, 0, len(part)+1)
+		args = append(args, scope)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, "SELECT node_id, heat FROM heat WHERE scope = ? AND node_id IN ("+
+			placeholders(len(part))+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var h float64
+			if err := rows.Scan(&id, &h); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = h
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Deposit adds amount to each id's heat in scope ("" = persistent),
+// capped at 1, stamping updated = now, in one transaction.
+func (s *Store) Deposit(ctx context.Context, scope string, ids []string, amount float64, now time.Time) error {
+	if len(ids) == 0 || amount <= 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO heat(scope, node_id, heat, updated) VALUES (?, ?, min(?, 1.0), ?)
+		ON CONFLICT(scope, node_id) DO UPDATE SET heat = min(heat + excluded.heat, 1.0), updated = excluded.updated`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	stamp := float64(now.UnixNano()) / 1e9
+	for _, id := range dedupe(ids) {
+		if _, err := stmt.ExecContext(ctx, scope, id, amount, stamp); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Rekey moves every scope's heat of oldID to newID (transplant), keeping
+// the hotter row when newID already has one.
+func (s *Store) Rekey(ctx context.Context, oldID, newID string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO heat(scope, node_id, heat, updated)
+		SELECT scope, ?, heat, updated FROM heat WHERE node_id = ? AND true
+		ON CONFLICT(scope, node_id) DO UPDATE SET heat = max(heat, excluded.heat), updated = max(updated, excluded.updated)`,
+		newID, oldID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM heat WHERE node_id = ?", oldID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+func dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,185 @@
+package trails
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Event is one primitive call as the trace records it. ID is set only
+// for primitives whose first parameter is a node id; a locate query is
+// never an id.
+type Event struct {
+	TS        float64  `json:"ts"`
+	Session   string   `json:"session"`
+	Primitive string   `json:"primitive"`
+	ID        *string  `json:"id"`
+	TokensIn  int      `json:"tokens_in"`
+	TokensOut int      `json:"tokens_out"`
+	ElapsedMS float64  `json:"elapsed_ms"`
+	EmbedMS   *float64 `json:"embed_ms,omitempty"`
+	DenseMS   *float64 `json:"dense_ms,omitempty"`
+}
+
+// Tracer appends events per session to traces/<session>.jsonl under a
+// directory and keeps them in memory for the session close. It is safe
+// for concurrent use.
+type Tracer struct {
+	dir string
+	mu  sync.Mutex
+	mem map[string][]Event
+}
+
+// NewTracer records under dir (created on first write).
+func NewTracer(dir string) *Tracer {
+	return &Tracer{dir: dir, mem: map[string][]Event{}}
+}
+
+// NewSession returns a random 12-hex-digit session id.
+func NewSession() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// sessionRE keeps session ids to file-name-safe shapes: a session id
+// names a file, and a caller must not steer that name out of traces/.
+var sessionRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// ValidSession reports whether s can name a session.
+func ValidSession(s string) bool { return sessionRE.MatchString(s) && s != "." && s != ".." }
+
+// Append records e in memory and on disk. The disk write is best effort:
+// telemetry must never fail a read, so its error is returned for logging.
+func (t *Tracer) Append(e Event) error {
+	if !ValidSession(e.Session) {
+		return errors.New("trails: invalid session id")
+	}
+	t.mu.Lock()
+	t.mem[e.Session] = append(t.mem[e.Session], e)
+	t.mu.Unlock()
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return t.appendLine(e.Session, line)
+}
+
+func (t *Tracer) appendLine(session string, line []byte) error {
+	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(t.dir, session+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(line, '\n'))
+	return errors.Join(werr, f.Close())
+}
+
+// Events returns a copy of the session's events so far.
+func (t *Tracer) Events(session string) []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.mem[session])
+}
+
+// Forget drops a closed session from memory; its file stays.
+func (t *Tracer) Forget(session string) {
+	t.mu.Lock()
+	delete(t.mem, session)
+	t.mu.Unlock()
+}
+
+// Metrics measure one hunt (Part D §3.2).
+type Metrics struct {
+	HopsToBanana   *int     `json:"hops_to_banana"`
+	TrailLen       *int     `json:"trail_len"`
+	TokensToBanana int      `json:"tokens_to_banana"`
+	Calls          int      `json:"calls"`
+	AnswerNodes    []string `json:"answer_nodes"`
+}
+
+// Outcome is what a session close records and returns.
+type Outcome struct {
+	TS               float64  `json:"ts"`
+	Session          string   `json:"session"`
+	Outcome          Result   `json:"outcome"`
+	Metrics          Metrics  `json:"metrics"`
+	SuggestShortcuts []string `json:"suggest_shortcuts"`
+}
+
+// Result is the caller's verdict on the hunt.
+type Result struct {
+	Success     bool     `json:"success"`
+	AnswerNodes []string `json:"answer_nodes"`
+}
+
+// ShoutTrailLen is the trail length from which a successful hunt suggests
+// its answer nodes as shortcuts.
+const ShoutTrailLen = 4
+
+var readCalls = []string{"locate", "sniff", "look", "move", "scan", "pick", "query"}
+
+// Measure computes the metrics of a session's events and the shortcuts a
+// success suggests. Failure suggests nothing.
+func Measure(events []Event, success bool, answerNodes []string) (Metrics, []string) {
+	m := Metrics{Calls: len(events), AnswerNodes: nonNil(answerNodes)}
+	hops := 0
+	for _, e := range events {
+		m.TokensToBanana += e.TokensOut
+	}
+	for _, e := range events {
+		if e.Primitive == "pick" || e.Primitive == "query" {
+			m.HopsToBanana = &hops
+			break
+		}
+		if e.Primitive == "look" || e.Primitive == "move" {
+			hops++
+		}
+	}
+	reads := 0
+	for _, e := range events {
+		if (e.Primitive == "pick" || e.Primitive == "query") && e.ID != nil && slices.Contains(answerNodes, *e.ID) {
+			m.TrailLen = &reads
+			break
+		}
+		if slices.Contains(readCalls, e.Primitive) {
+			reads++
+		}
+	}
+	var shout []string
+	if success && m.TrailLen != nil && *m.TrailLen >= ShoutTrailLen {
+		shout = slices.Clone(answerNodes)
+	}
+	return m, nonNil(shout)
+}
+
+// Close records the outcome of a session in its trace and returns it.
+func (t *Tracer) Close(session string, success bool, answerNodes []string, now time.Time) (Outcome, error) {
+	if !ValidSession(session) {
+		return Outcome{}, errors.New("trails: invalid session id")
+	}
+	m, shout := Measure(t.Events(session), success, answerNodes)
+	out := Outcome{TS: float64(now.UnixNano()) / 1e9, Session: session,
+		Outcome: Result{Success: success, AnswerNodes: nonNil(answerNodes)}, Metrics: m, SuggestShortcuts: shout}
+	line, err := json.Marshal(out)
+	if err != nil {
+		return out, err
+	}
+	return out, t.appendLine(session, line)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
