@@ -1,0 +1,106 @@
+package vine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRegistryModeServesChildForests(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for _, id := range []string{"alpha", "beta", "clients/acme"} {
+		_, err := Init(ctx, filepath.Join(root, filepath.FromSlash(id)), "Forest "+id, nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(root, "not-a-forest"), 0o755))
+	outside := t.TempDir()
+	_, err := Init(ctx, filepath.Join(outside, "secret"), "Secret", nil)
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "escape")))
+
+	reg, err := NewRegistry(root, &Options{ReadOnly: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	assert.Equal(t, ModeRegistry, reg.Mode())
+
+	list := reg.List()
+	assert.Equal(t, Listing{Mode: ModeRegistry, Forests: []ForestEntry{{ID: "alpha"}, {ID: "beta"}}}, list,
+		"direct children only, sorted; nested ids are servable but not listed; links out are not forests")
+
+	v, err := reg.Forest(ctx, "alpha")
+	require.NoError(t, err)
+	again, err := reg.Forest(ctx, "alpha")
+	require.NoError(t, err)
+	assert.Same(t, v, again, "a forest opens once and stays open")
+	assert.True(t, reg.List().Forests[0].Active)
+
+	nested, err := reg.Forest(ctx, "clients/acme")
+	require.NoError(t, err)
+	assert.NotSame(t, v, nested)
+
+	_, err = reg.Forest(ctx, "")
+	assert.Equal(t, ESchema, CodeOf(err), "forest is required in registry mode")
+	assert.ErrorContains(t, err, "forest")
+
+	for _, bad := range []string{"missing", "not-a-forest", "../" + filepath.Base(outside), "/etc", "escape", ".", "alpha/../beta", `alpha\x`} {
+		_, err := reg.Forest(ctx, bad)
+		require.Error(t, err, bad)
+		assert.Equal(t, ENotFound, CodeOf(err), bad)
+	}
+}
+
+func TestSingleModeServesItsForest(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "kb")
+	_, err := Init(ctx, dir, "KB", nil)
+	require.NoError(t, err)
+	reg, err := NewRegistry(dir, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	assert.Equal(t, ModeSingle, reg.Mode())
+
+	v, err := reg.Forest(ctx, "")
+	require.NoError(t, err)
+	named, err := reg.Forest(ctx, "kb")
+	require.NoError(t, err)
+	assert.Same(t, v, named)
+	_, err = reg.Forest(ctx, "other")
+	assert.Equal(t, ENotFound, CodeOf(err))
+	assert.Equal(t, Listing{Mode: ModeSingle, Forests: []ForestEntry{{ID: "kb", Active: true}}}, reg.List())
+}
+
+func TestRegistryListsForeignWriterAsLocked(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	_, err := Init(ctx, filepath.Join(root, "held"), "Held", nil)
+	require.NoError(t, err)
+	holder, err := Open(ctx, filepath.Join(root, "held"), nil)
+	require.NoError(t, err)
+	defer holder.Close()
+
+	reg, err := NewRegistry(root, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	assert.Equal(t, []ForestEntry{{ID: "held", Locked: true}}, reg.List().Forests)
+	_, err = reg.Forest(ctx, "held")
+	assert.Equal(t, ELocked, CodeOf(err), "open failures come back as themselves")
+}
+
+// The trusted-ingest exemption (G.2.5) is unreachable from the wire: no
+// signature declares it and the decoder refuses it as unknown.
+func TestAdoptedIsNotAWireParameter(t *testing.T) {
+	for _, sig := range Signatures() {
+		for _, p := range sig.Params {
+			assert.NotEqual(t, "adopted", p.Name, sig.Name)
+		}
+	}
+	v, _ := writableFixture(t)
+	_, err := v.Call(context.Background(), "plant", []byte(`{"adopted": true, "node": {"id": "x"}}`))
+	assert.Equal(t, ESchema, CodeOf(err))
+	assert.ErrorContains(t, err, "unknown parameter 'adopted'")
+}
