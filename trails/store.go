@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ncruces/go-sqlite3/driver"
@@ -24,7 +25,8 @@ const chunk = 400
 
 // Store is the heat table of one forest. It is safe for concurrent use.
 type Store struct {
-	db *sql.DB
+	db    *sql.DB
+	reads sync.Map // IN-list size -> *sql.Stmt: hot reads never re-prepare
 }
 
 // Open opens (creating when needed) the heat store at path.
@@ -49,7 +51,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // Close releases the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.reads.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
+	return s.db.Close()
+}
 
 // DB is the underlying database, for the Ranger's evaporation.
 func (s *Store) DB() *sql.DB { return s.db }
@@ -89,8 +94,11 @@ func (s *Store) read(ctx context.Context, scope string, ids []string) (map[strin
 		for _, id := range part {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, "SELECT node_id, heat FROM heat WHERE scope = ? AND node_id IN ("+
-			placeholders(len(part))+")", args...)
+		stmt, err := s.readStmt(ctx, len(part))
+		if err != nil {
+			return nil, err
+		}
+		rows, err := stmt.QueryContext(ctx, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -109,6 +117,22 @@ func (s *Store) read(ctx context.Context, scope string, ids []string) (map[strin
 		}
 	}
 	return out, nil
+}
+
+// readStmt is the prepared heat read for an IN list of n ids.
+func (s *Store) readStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	if st, ok := s.reads.Load(n); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := s.db.PrepareContext(ctx, "SELECT node_id, heat FROM heat WHERE scope = ? AND node_id IN ("+placeholders(n)+")")
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := s.reads.LoadOrStore(n, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
 }
 
 // Deposit adds amount to each id's heat in scope ("" = persistent),
