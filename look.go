@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"math"
 	"net/url"
 	"os"
 	"path"
@@ -873,29 +871,9 @@ func sqliteSample(conn *sqlite3.Conn, table string) (*DigestSampleRows, error) {
 	for st.Step() {
 		row := make([]any, len(s.Columns))
 		for i := range row {
-			row[i] = sqliteCell(st, i)
+			row[i] = resultCell(st, i)
 		}
 		s.Rows = append(s.Rows, row)
 	}
 	return s, st.Err()
-}
-
-// sqliteCell is one value as JSON can carry it: blobs are described, not
-// shipped, and non-finite floats become text.
-func sqliteCell(st *sqlite3.Stmt, i int) any {
-	switch st.ColumnType(i) {
-	case sqlite3.INTEGER:
-		return st.ColumnInt64(i)
-	case sqlite3.FLOAT:
-		f := st.ColumnFloat(i)
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return strconv.FormatFloat(f, 'g', -1, 64)
-		}
-		return f
-	case sqlite3.BLOB:
-		return fmt.Sprintf("<blob: %d bytes>", len(st.ColumnRawBlob(i)))
-	case sqlite3.NULL:
-		return nil
-	}
-	return st.ColumnText(i)
 }
