@@ -117,6 +117,15 @@ func tourCalls(man *fixture.Manifest) []call {
 		{"scan", `{"parent_id": "events/_index", "fields": ["id", "title", "created"]}`},
 		{"calendar", `{"granularity": "year"}`},
 		{"coverage", `{}`},
+		{"query", fmt.Sprintf(`{"id": %q, "sql": "SELECT account, ROUND(SUM(amount), 2) AS total FROM ledger GROUP BY account ORDER BY total"}`, man.Dataset)},
+		{"query", fmt.Sprintf(`{"id": %q, "sql": "DELETE FROM ledger"}`, man.Dataset)},
+		{"plant", `{"node": {"id": "operations/night-watch", "type": "note", "title": "Night watch", "parent": "operations/_index",
+			"summary": "Night watch rota for the harbour office: two people, 22:00-06:00, radio on channel 16.",
+			"body": "## Rota\n\nAna and Tomás, Mondays to Thursdays."}}`},
+		{"graft", `{"id": "operations/night-watch", "patch": {"append_section": {"header": "Weekends", "body": "João covers Friday to Sunday."}}}`},
+		{"history", `{"id": "operations/night-watch"}`},
+		{"plant", `{"node": {"id": "operations/x", "type": "memo", "title": "X", "summary": "Refused: memo is not a declared type.", "parent": "operations/_index"}}`},
+		{"close_session", `{"success": true, "answer_nodes": ["operations/night-watch"]}`},
 		{"look", `{"id": "no/such/node"}`},
 	}
 }
