@@ -249,3 +249,18 @@ func FuzzScanBody(f *testing.F) {
 		}
 	})
 }
+
+// Memo rows landing from the background while a scan runs never hide a
+// match: calls racing the memo writer agree with a memo-less answer.
+func TestSniffRacingTheMemoWriter(t *testing.T) {
+	v, _ := writableFixture(t)
+	want := sniffJSON(t, v, `{"terms": ["radio"], "k": 20}`)
+	for range 20 {
+		v.background.Wait()
+		clearMemo(t, v)
+		first := sniffJSON(t, v, `{"terms": ["radio"], "k": 20}`) // starts a memo write
+		second := sniffJSON(t, v, `{"terms": ["radio"], "k": 20}`)
+		require.Equal(t, want, first)
+		require.Equal(t, want, second)
+	}
+}

@@ -38,13 +38,16 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 	res := &scanResult{found: map[string][][]lineRecord{}}
 	uncovered := map[string]bool{}
 	for ti, t := range terms {
+		// Uncovered nodes first: memo rows stored in the background between
+		// the two statements then make a node both uncovered (it is read,
+		// which is always right) and matched, never neither.
+		if err := v.uncovered(ctx, pred, string(t), uncovered); err != nil {
+			return nil, err
+		}
 		err := v.memoMatches(ctx, pred, string(t), uncovered, func(id string, lines []lineRecord) {
 			res.add(id, ti, len(terms), lines)
 		})
 		if err != nil {
-			return nil, err
-		}
-		if err := v.uncovered(ctx, pred, string(t), uncovered); err != nil {
 			return nil, err
 		}
 	}
