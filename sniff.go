@@ -127,7 +127,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	if budget.ShrinkTail(&res.Results, BudgetSniff, func() any { return res }) > 0 {
 		res.Truncated = true
 	}
-	v.storeMemo(ctx, scan.fresh)
+	v.storeMemo(ctx, scan)
 	return res, nil
 }
 
@@ -165,9 +165,13 @@ type candidate struct {
 type scopePred struct {
 	where string
 	args  []any
+	whole bool // every node of the forest: a scan of it can mark terms covered
 }
 
 func sniffPred(prefix, typeFilter string, w window.Window) scopePred {
+	if prefix == "" && typeFilter == "" && !w.Active() {
+		return scopePred{where: "1", whole: true}
+	}
 	scope, args := scopeIDSQL(prefix)
 	win, wargs := w.SQL("nodes.")
 	where := strings.ReplaceAll(scope, "id", "nodes.id") + " AND " + win
@@ -176,7 +180,7 @@ func sniffPred(prefix, typeFilter string, w window.Window) scopePred {
 		where += " AND nodes.type = ?"
 		args = append(args, typeFilter)
 	}
-	return scopePred{where, args}
+	return scopePred{where: where, args: args}
 }
 
 // loadCandidates reads the catalog rows of the given ids, in id order.

@@ -264,3 +264,27 @@ func TestSniffRacingTheMemoWriter(t *testing.T) {
 		require.Equal(t, want, second)
 	}
 }
+
+// A term whose memo covers the whole forest skips the per-node coverage
+// check; any catalog write withdraws that shortcut, so a node planted
+// afterwards is still read and found.
+func TestSniffCoverageMarkerFollowsTheCatalog(t *testing.T) {
+	v, _ := writableFixture(t)
+	first := sniffJSON(t, v, `{"terms": ["walrus"], "k": 20}`)
+	v.background.Wait()
+	var marked int
+	require.NoError(t, v.cat.DB().QueryRow("SELECT count(*) FROM sniff_cover").Scan(&marked))
+	assert.Equal(t, 1, marked, "a whole-forest scan marks its term covered")
+	assert.Equal(t, first, sniffJSON(t, v, `{"terms": ["walrus"], "k": 20}`))
+
+	plantNote(t, v, "operations/walrus-sighting", "operations/_index", "A walrus near the pier.", "A walrus slept on berth 4.")
+	after, err := v.Sniff(context.Background(), []string{"walrus"}, SniffOptions{K: 20})
+	require.NoError(t, err)
+	require.NotEmpty(t, after.Results)
+	assert.Equal(t, "operations/walrus-sighting", after.Results[0].ID)
+
+	v.background.Wait()
+	clearMemo(t, v)
+	require.NoError(t, v.cat.DB().QueryRow("SELECT count(*) FROM sniff_cover").Scan(&marked))
+	assert.Zero(t, marked, "dropping memo rows withdraws every marker")
+}

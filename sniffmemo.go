@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 
@@ -28,6 +29,9 @@ type scanResult struct {
 	found   map[string][][]lineRecord
 	skipped int // unreadable or unreachable bodies, not counted as scanned
 	fresh   []memoEntry
+
+	generation int64    // the catalog this scan read
+	cover      []string // terms this whole-forest scan leaves fully memoized
 }
 
 // scanScope answers each term from the memo where it is valid and reads
@@ -35,16 +39,27 @@ type scanResult struct {
 // Rows fetched and catalog rows loaded grow with matches plus uncovered
 // nodes; a covered node that holds nothing costs nothing (cost rule 1).
 func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*scanResult, error) {
-	res := &scanResult{found: map[string][][]lineRecord{}}
+	gen, err := v.cat.Generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &scanResult{found: map[string][][]lineRecord{}, generation: gen}
 	uncovered := map[string]bool{}
 	for ti, t := range terms {
+		covered, err := v.termCovered(ctx, string(t), gen)
+		if err != nil {
+			return nil, err
+		}
+		if pred.whole && !covered {
+			res.cover = append(res.cover, string(t))
+		}
 		// Uncovered nodes first: memo rows stored in the background between
 		// the two statements then make a node both uncovered (it is read,
 		// which is always right) and matched, never neither.
-		if err := v.uncovered(ctx, pred, string(t), uncovered); err != nil {
+		if err := v.uncovered(ctx, pred, string(t), covered, uncovered); err != nil {
 			return nil, err
 		}
-		err := v.memoMatches(ctx, pred, string(t), uncovered, func(id string, lines []lineRecord) {
+		err = v.memoMatches(ctx, pred, string(t), uncovered, func(id string, lines []lineRecord) {
 			res.add(id, ti, len(terms), lines)
 		})
 		if err != nil {
@@ -126,11 +141,19 @@ func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, dam
 	})
 }
 
-// uncovered adds the nodes in scope with no valid memo row for term.
-func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, into map[string]bool) error {
+// uncovered adds the nodes in scope with no valid memo row for term. For
+// a term marked covered at this generation only nodes without a body hash
+// qualify (their bodies are always scanned directly), and the per-node
+// existence check is skipped.
+func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, covered bool, into map[string]bool) error {
 	q := "SELECT nodes.id FROM nodes WHERE " + pred.where +
 		" AND NOT EXISTS (SELECT 1 FROM sniff_memo m WHERE " + validMemo + ")"
-	return v.eachRow(ctx, q, append(append([]any{}, pred.args...), term), func(rows *sql.Rows) error {
+	args := append(append([]any{}, pred.args...), term)
+	if covered {
+		q = "SELECT nodes.id FROM nodes WHERE " + pred.where + " AND nodes.body_hash = ''"
+		args = pred.args
+	}
+	return v.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			return err
@@ -191,19 +214,65 @@ func (v *Vine) sniffBody(id string) (string, bool) {
 	return body, err == nil
 }
 
+// markCovered records the terms a whole-forest scan left fully memoized,
+// but only if no catalog write landed since the scan read the catalog:
+// then every hashed node has a valid row (it had one, or this write adds
+// it).
+func markCovered(ctx context.Context, tx *sql.Tx, scan *scanResult) error {
+	if len(scan.cover) == 0 {
+		return nil
+	}
+	var now int64
+	err := tx.QueryRowContext(ctx, "SELECT value FROM catalog_meta WHERE key = 'generation'").Scan(&now)
+	if errors.Is(err, sql.ErrNoRows) {
+		now, err = 0, nil
+	}
+	if err != nil || now != scan.generation {
+		return err
+	}
+	for _, term := range scan.cover {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO sniff_cover(term, generation) VALUES (?, ?) "+
+			"ON CONFLICT(term) DO UPDATE SET generation = excluded.generation", term, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // storeMemo writes the scans of this call after the answer is decided, in
 // the background so the caller never waits for the memo (Close waits for
 // it). A failure only costs latency next time, so it is logged.
-func (v *Vine) storeMemo(ctx context.Context, entries []memoEntry) {
-	if len(entries) == 0 || v.cat.ReadOnly() {
+func (v *Vine) storeMemo(ctx context.Context, scan *scanResult) {
+	if (len(scan.fresh) == 0 && len(scan.cover) == 0) || v.cat.ReadOnly() {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	v.background.Go(func() { v.writeMemo(ctx, entries) })
+	v.background.Go(func() { v.writeMemo(ctx, scan) })
 }
 
-func (v *Vine) writeMemo(ctx context.Context, entries []memoEntry) {
+// termCovered reports whether term's memo covers every hashed node of the
+// catalog generation gen.
+func (v *Vine) termCovered(ctx context.Context, term string, gen int64) (bool, error) {
+	stmt, err := v.stmt(ctx, "SELECT generation FROM sniff_cover WHERE term = ?")
+	if err != nil {
+		return false, err
+	}
+	var g int64
+	switch err := stmt.QueryRowContext(ctx, term).Scan(&g); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return g == gen, nil
+}
+
+func (v *Vine) writeMemo(ctx context.Context, scan *scanResult) {
+	entries := scan.fresh
 	err := v.cat.Write(ctx, func(tx *sql.Tx) error {
+		if err := markCovered(ctx, tx, scan); err != nil {
+			return err
+		}
 		stmt, err := tx.PrepareContext(ctx,
 			"INSERT INTO sniff_memo(term, node_id, body_hash, lines) VALUES (?, ?, ?, ?) "+
 				"ON CONFLICT(term, node_id) DO UPDATE SET body_hash = excluded.body_hash, lines = excluded.lines")

@@ -100,7 +100,39 @@ var sniffMemoTable = table{
 		{name: "lines", decl: "TEXT NOT NULL DEFAULT '[]'"},
 	},
 	constraint: "PRIMARY KEY (term, node_id)",
-	indexes:    []string{"CREATE INDEX IF NOT EXISTS sniff_memo_node ON sniff_memo(node_id)"},
+	indexes: []string{
+		"CREATE INDEX IF NOT EXISTS sniff_memo_node ON sniff_memo(node_id)",
+		// Only rows with matches: a warm scan reads hits, never the
+		// recorded negatives (cost rule 1 of C.6b.1).
+		"CREATE INDEX IF NOT EXISTS sniff_memo_hits ON sniff_memo(term, node_id) WHERE lines != '[]'",
+	},
+}
+
+// sniffCoverTable marks a folded term whose memo covers every node with a
+// body hash, as of a catalog generation: a warm scan of a covered term
+// need not look for uncovered nodes. A marker of an older generation says
+// nothing.
+var sniffCoverTable = table{
+	name: "sniff_cover",
+	columns: []column{
+		{name: "term", decl: "TEXT PRIMARY KEY", key: true},
+		{name: "generation", decl: "INTEGER NOT NULL DEFAULT 0"},
+	},
+	// Dropping memo rows (invalidation, eviction, a wiped memo) can leave
+	// a node uncovered, so it withdraws every marker.
+	indexes: []string{`CREATE TRIGGER IF NOT EXISTS sniff_memo_uncover AFTER DELETE ON sniff_memo
+		BEGIN DELETE FROM sniff_cover; END`},
+}
+
+// metaTable holds the catalog's own counters: "generation" grows with every
+// Upsert, Delete and Rebuild, so derived facts can say which catalog they
+// were true of.
+var metaTable = table{
+	name: "catalog_meta",
+	columns: []column{
+		{name: "key", decl: "TEXT PRIMARY KEY", key: true},
+		{name: "value", decl: "INTEGER NOT NULL DEFAULT 0"},
+	},
 }
 
 // embedMemoTable is the K.6 query-embedding memo. The catalog only creates
@@ -118,7 +150,7 @@ var embedMemoTable = table{
 	},
 }
 
-var tables = []table{nodesTable, edgesTable, movesTable, sniffMemoTable, embedMemoTable}
+var tables = []table{nodesTable, edgesTable, movesTable, sniffMemoTable, sniffCoverTable, metaTable, embedMemoTable}
 
 // ftsDDL creates the metadata index. It is a regular FTS5 table (it keeps
 // its own copy of the four short columns) whose rowid is the nodes rowid:

@@ -123,6 +123,9 @@ func (c *Catalog) Upsert(ctx context.Context, recs ...Record) error {
 		}
 	}
 	return c.inTx(ctx, func(tx *sql.Tx) error {
+		if err := bumpGeneration(ctx, tx); err != nil {
+			return err
+		}
 		s := c.w.bind(ctx, tx)
 		rowids := make([]int64, len(recs))
 		for i := range recs {
@@ -150,6 +153,9 @@ func (c *Catalog) Delete(ctx context.Context, ids ...string) error {
 		return err
 	}
 	return c.inTx(ctx, func(tx *sql.Tx) error {
+		if err := bumpGeneration(ctx, tx); err != nil {
+			return err
+		}
 		s := c.w.bind(ctx, tx)
 		var rowids []int64
 		for _, id := range ids {
@@ -194,6 +200,9 @@ func (c *Catalog) Rebuild(ctx context.Context, recs iter.Seq[Record], progress f
 	var st Stats
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		if err := execAll(ctx, tx, rebuildBefore); err != nil {
+			return err
+		}
+		if err := bumpGeneration(ctx, tx); err != nil {
 			return err
 		}
 		s := c.w.bind(ctx, tx)
@@ -432,4 +441,26 @@ func jsonList(list []string) string {
 		return "[]" // a []string always encodes
 	}
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// bumpGeneration advances the catalog generation inside a write.
+func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO catalog_meta(key, value) VALUES ('generation', 1)
+		ON CONFLICT(key) DO UPDATE SET value = value + 1`)
+	if err != nil {
+		return fmt.Errorf("catalog: advance generation: %w", err)
+	}
+	return nil
+}
+
+// Generation is the catalog's write counter: it changes with every
+// Upsert, Delete and Rebuild. Facts derived from the catalog (such as the
+// sniff memo's coverage markers) record it and hold only while it stands.
+func (c *Catalog) Generation(ctx context.Context) (int64, error) {
+	var g int64
+	err := c.reader.QueryRowContext(ctx, "SELECT value FROM catalog_meta WHERE key = 'generation'").Scan(&g)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return g, err
 }
