@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/monkeyllm/vine/forest"
 )
@@ -44,7 +46,7 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 		return nil, err
 	}
 	res := &scanResult{found: map[string][][]lineRecord{}, generation: gen}
-	uncovered := map[string]bool{}
+	uncovered := map[string]string{} // id -> body hash
 	for ti, t := range terms {
 		covered, err := v.termCovered(ctx, string(t), gen)
 		if err != nil {
@@ -66,41 +68,67 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 			return nil, err
 		}
 	}
-	ids := make([]string, 0, len(res.found)+len(uncovered))
-	for id := range res.found {
-		ids = append(ids, id)
-	}
+	toRead := make([]string, 0, len(uncovered))
 	for id := range uncovered {
-		if _, ok := res.found[id]; !ok {
-			ids = append(ids, id)
-		}
+		toRead = append(toRead, id)
 	}
-	cands, err := v.loadCandidates(ctx, ids)
+	slices.Sort(toRead)
+	scans, err := readAndScan(ctx, v, toRead, terms)
 	if err != nil {
 		return nil, err
 	}
-	res.cands = cands
-	for _, c := range cands { // id order: deterministic reads
-		if !uncovered[c.id] {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		body, ok := v.sniffBody(c.id)
-		if !ok {
+	for i, id := range toRead { // id order: deterministic results
+		if scans[i] == nil {
 			res.skipped++
-			delete(res.found, c.id)
+			delete(res.found, id)
 			continue
 		}
-		for ti, lines := range scanBody(body, terms) {
-			res.add(c.id, ti, len(terms), lines)
-			if c.hash != "" {
-				res.fresh = append(res.fresh, memoEntry{term: string(terms[ti]), node: c.id, hash: c.hash, lines: lines})
+		for ti, lines := range scans[i] {
+			res.add(id, ti, len(terms), lines)
+			if hash := uncovered[id]; hash != "" {
+				res.fresh = append(res.fresh, memoEntry{term: string(terms[ti]), node: id, hash: hash, lines: lines})
 			}
 		}
 	}
+	// Catalog rows only for nodes with hits: what ranking and rendering need.
+	hits := make([]string, 0, len(res.found))
+	for id := range res.found {
+		hits = append(hits, id)
+	}
+	if res.cands, err = v.loadCandidates(ctx, hits); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// scanWorkers read and scan bodies in parallel: a cold scan is mostly
+// file-system calls, which overlap well even on two cores.
+const scanWorkers = 4
+
+// readAndScan reads every candidate's body once and scans it for all
+// terms; out[i] is nil when the body was unreadable or unreachable.
+func readAndScan(ctx context.Context, v *Vine, ids []string, terms [][]rune) ([][][]lineRecord, error) {
+	out := make([][][]lineRecord, len(ids))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(scanWorkers, len(ids)) {
+		wg.Go(func() {
+			for i := range next {
+				if body, ok := v.sniffBody(ids[i]); ok {
+					out[i] = scanBody(body, terms)
+				}
+			}
+		})
+	}
+	for i := range ids {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, ctx.Err()
 }
 
 // add records a term's lines for a node (a fresh read replaces the memo
@@ -122,18 +150,18 @@ const validMemo = "m.term = ? AND m.node_id = nodes.id AND nodes.body_hash != ''
 // memoMatches calls match for every valid memo row of term in scope that
 // holds lines. A row that does not decode is a miss, never an answer: its
 // node joins damaged and is read again.
-func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, damaged map[string]bool,
+func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, damaged map[string]string,
 	match func(id string, lines []lineRecord)) error {
-	q := "SELECT nodes.id, m.lines FROM sniff_memo m JOIN nodes ON " + validMemo +
+	q := "SELECT nodes.id, nodes.body_hash, m.lines FROM sniff_memo m JOIN nodes ON " + validMemo +
 		" WHERE m.lines != '[]' AND " + pred.where
 	return v.eachRow(ctx, q, append([]any{term}, pred.args...), func(rows *sql.Rows) error {
-		var id, raw string
-		if err := rows.Scan(&id, &raw); err != nil {
+		var id, hash, raw string
+		if err := rows.Scan(&id, &hash, &raw); err != nil {
 			return err
 		}
 		var lines []lineRecord
 		if json.Unmarshal([]byte(raw), &lines) != nil {
-			damaged[id] = true
+			damaged[id] = hash
 			return nil
 		}
 		match(id, lines)
@@ -145,20 +173,20 @@ func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, dam
 // a term marked covered at this generation only nodes without a body hash
 // qualify (their bodies are always scanned directly), and the per-node
 // existence check is skipped.
-func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, covered bool, into map[string]bool) error {
-	q := "SELECT nodes.id FROM nodes WHERE " + pred.where +
+func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, covered bool, into map[string]string) error {
+	q := "SELECT nodes.id, nodes.body_hash FROM nodes WHERE " + pred.where +
 		" AND NOT EXISTS (SELECT 1 FROM sniff_memo m WHERE " + validMemo + ")"
 	args := append(append([]any{}, pred.args...), term)
 	if covered {
-		q = "SELECT nodes.id FROM nodes WHERE " + pred.where + " AND nodes.body_hash = ''"
+		q = "SELECT nodes.id, nodes.body_hash FROM nodes WHERE " + pred.where + " AND nodes.body_hash = ''"
 		args = pred.args
 	}
 	return v.eachRow(ctx, q, args, func(rows *sql.Rows) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var id, hash string
+		if err := rows.Scan(&id, &hash); err != nil {
 			return err
 		}
-		into[id] = true
+		into[id] = hash
 		return nil
 	})
 }
