@@ -211,7 +211,7 @@ func TestCalendarScopeWindowAndRefusals(t *testing.T) {
 	raw, err := regionCall(t, v, "calendar", `{"scope": "a_b", "since": "2026-02", "until": "2026-08"}`)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"date_field", "granularity", "range", "buckets", "truncated", "undated", "scope", "window"},
-		regionKeys(t, raw))
+		jsonKeys(t, raw))
 	res, err := v.Calendar(ctx, CalendarOptions{Scope: "a_b", Since: "2026-02", Until: "2026-08"})
 	require.NoError(t, err)
 	w, _ := window.Parse("2026-02", "2026-08", "")

@@ -124,7 +124,7 @@ func TestCoverageAccounting(t *testing.T) {
 	raw, err := regionCall(t, v, "coverage", `{}`)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"date_field", "roots", "total", "types", "sources", "langs", "undated", "system",
-		"payloads_missing", "truncated"}, regionKeys(t, raw))
+		"payloads_missing", "truncated"}, jsonKeys(t, raw))
 	assert.Contains(t, string(raw), `"langs":{"en":1,"pt-BR":1}`)
 
 	t.Run("every branch as scope", func(t *testing.T) {

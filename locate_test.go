@@ -1,7 +1,6 @@
 package vine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,24 +47,6 @@ func locWire(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
-}
-
-// locKeys lists the keys of a JSON object in wire order.
-func locKeys(t *testing.T, raw []byte) []string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	require.NoError(t, err)
-	require.Equal(t, json.Delim('{'), tok)
-	var keys []string
-	for dec.More() {
-		k, err := dec.Token()
-		require.NoError(t, err)
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		require.NoError(t, dec.Decode(&skip))
-	}
-	return keys
 }
 
 func locRequireSchema(t *testing.T, err error, param string) {
@@ -134,11 +115,11 @@ func TestLocateResultShape(t *testing.T) {
 	assert.True(t, sawBranch, "the question reaches the tidewatch branch too")
 
 	raw := []byte(locWire(t, res))
-	assert.Equal(t, []string{"results", "truncated"}, locKeys(t, raw), "a plain non-empty answer has no conditional keys")
+	assert.Equal(t, []string{"results", "truncated"}, jsonKeys(t, raw), "a plain non-empty answer has no conditional keys")
 	var top struct{ Results []json.RawMessage }
 	require.NoError(t, json.Unmarshal(raw, &top))
 	for _, r := range top.Results {
-		keys := locKeys(t, r)
+		keys := jsonKeys(t, r)
 		want := []string{"id", "kind", "type", "title", "summary", "trail", "score", "heat", "body_tokens"}
 		if slices.Contains(keys, "coverage") {
 			want = append(want, "coverage")
@@ -569,7 +550,7 @@ func TestLocateEmptyWindowExplainsItself(t *testing.T) {
 	require.NotNil(t, res.Searched)
 	assert.Equal(t, st.Nodes, *res.Searched)
 	assert.Equal(t, []string{"results", "truncated", "window", "searched", "matched_window", "hint"},
-		locKeys(t, []byte(locWire(t, res))))
+		jsonKeys(t, []byte(locWire(t, res))))
 	assert.Contains(t, res.Hint, "sniff")
 	assert.Contains(t, res.Hint, "on or after 2030-01-01")
 	var first, last string

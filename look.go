@@ -809,12 +809,12 @@ func readDatasetMap(file string) (datasetMap, error) {
 		return m, err
 	}
 	defer conn.Close()
-	names, err := sqliteColumn(conn, `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name`, "")
+	names, err := sqlColumn(conn, `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name`, "")
 	if err != nil {
 		return m, err
 	}
 	for _, name := range names {
-		cols, err := sqliteColumn(conn, `SELECT name FROM pragma_table_info(?)`, name)
+		cols, err := sqlColumn(conn, `SELECT name FROM pragma_table_info(?)`, name)
 		if err != nil {
 			return m, err
 		}
@@ -836,25 +836,6 @@ func sqliteReadOnlyURI(file string) string {
 		p = "/" + p
 	}
 	return "file:" + (&url.URL{Path: p}).EscapedPath() + "?mode=ro"
-}
-
-// sqliteColumn runs a one-column query with an optional text argument.
-func sqliteColumn(conn *sqlite3.Conn, query, arg string) ([]string, error) {
-	st, _, err := conn.Prepare(query)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	if arg != "" {
-		if err := st.BindText(1, arg); err != nil {
-			return nil, err
-		}
-	}
-	var out []string
-	for st.Step() {
-		out = append(out, st.ColumnText(0))
-	}
-	return out, st.Err()
 }
 
 // sqliteSample reads the first three rows of a table.

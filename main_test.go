@@ -1,6 +1,8 @@
 package vine
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"sync"
 	"testing"
@@ -30,4 +32,28 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(sharedTemp.dir)
 	}
 	os.Exit(code)
+}
+
+// jsonKeys lists the keys of a JSON object in wire order, for tests that
+// pin the specification's key order.
+func jsonKeys(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", raw)
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }

@@ -1,7 +1,6 @@
 package vine
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -161,24 +160,6 @@ func regionWalkItems(t *testing.T, v *Vine, parent string, opt ScanOptions) []Sc
 	return items
 }
 
-// regionKeys returns the keys of a JSON object in order.
-func regionKeys(t *testing.T, raw []byte) []string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	require.NoError(t, err)
-	require.Equal(t, json.Delim('{'), tok)
-	var keys []string
-	for dec.More() {
-		k, err := dec.Token()
-		require.NoError(t, err)
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		require.NoError(t, dec.Decode(&skip))
-	}
-	return keys
-}
-
 func regionCall(t *testing.T, v *Vine, name, args string) ([]byte, error) {
 	t.Helper()
 	res, err := v.Call(context.Background(), name, []byte(args))
@@ -207,12 +188,12 @@ func TestScanListsChildrenWithDefaultFields(t *testing.T) {
 		Returned int               `json:"returned"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &res))
-	assert.Equal(t, []string{"nodes", "truncated", "total", "returned"}, regionKeys(t, raw))
+	assert.Equal(t, []string{"nodes", "truncated", "total", "returned"}, jsonKeys(t, raw))
 	assert.Equal(t, len(want), res.Total)
 	assert.Equal(t, len(want), res.Returned)
 	var got []string
 	for _, item := range res.Nodes {
-		assert.Equal(t, []string{"id", "type", "summary", "body_tokens"}, regionKeys(t, item))
+		assert.Equal(t, []string{"id", "type", "summary", "body_tokens"}, jsonKeys(t, item))
 		var it struct{ ID string }
 		require.NoError(t, json.Unmarshal(item, &it))
 		got = append(got, it.ID)
@@ -305,7 +286,7 @@ func TestScanFields(t *testing.T) {
 
 	schema := byID[forest.SchemaID]
 	require.NotNil(t, schema)
-	keys := regionKeys(t, schema)
+	keys := jsonKeys(t, schema)
 	assert.Equal(t, "id", keys[0])
 	assert.Equal(t, "system", keys[len(keys)-1])
 	assert.NotContains(t, keys, "coverage", "no coverage line: omitted, never \"\"")
@@ -332,13 +313,13 @@ func TestScanFields(t *testing.T) {
 		res, err := v.Scan(ctx, "concepts/_index", ScanOptions{Fields: []string{"summary", "id", "type", "summary"}})
 		require.NoError(t, err)
 		raw, _ := json.Marshal(res.Nodes[0])
-		assert.Equal(t, []string{"id", "summary", "type"}, regionKeys(t, raw))
+		assert.Equal(t, []string{"id", "summary", "type"}, jsonKeys(t, raw))
 	})
 	t.Run("empty list is the default", func(t *testing.T) {
 		res, err := v.Scan(ctx, "concepts/_index", ScanOptions{Fields: []string{}})
 		require.NoError(t, err)
 		raw, _ := json.Marshal(res.Nodes[0])
-		assert.Equal(t, []string{"id", "type", "summary", "body_tokens"}, regionKeys(t, raw))
+		assert.Equal(t, []string{"id", "type", "summary", "body_tokens"}, jsonKeys(t, raw))
 	})
 	for _, bad := range []string{"payload", "payload_hash", "stale", "degree", "Title"} {
 		_, err := regionCall(t, v, "scan", fmt.Sprintf(`{"parent_id": "_index", "fields": ["id", %q]}`, bad))
@@ -663,7 +644,7 @@ func TestScanWindow(t *testing.T) {
 
 	raw, err := regionCall(t, v, "scan", `{"parent_id": "_index", "recursive": true, "since": "2026-08", "until": "2026-08", "after": ""}`)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"nodes", "truncated", "window", "total", "returned", "undated_excluded"}, regionKeys(t, raw))
+	assert.Equal(t, []string{"nodes", "truncated", "window", "total", "returned", "undated_excluded"}, jsonKeys(t, raw))
 	assert.Contains(t, string(raw), `"window":{"since":"2026-08-01","until":"2026-08-31","date_field":"created"}`)
 	assert.Contains(t, string(raw), `"undated_excluded":1`)
 
