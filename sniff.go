@@ -503,3 +503,39 @@ func runSniff(ctx context.Context, v *Vine, a Args) (any, error) {
 		Since: a.String("since"), Until: a.String("until"), DateField: a.String("date_field"),
 	})
 }
+
+// SniffEach answers, for one node and each term on its own, what
+// sniff([term], scope=id, k=1) would return about that node — its match
+// count and first matches — from a single read of the body. A term with
+// no match in the body gives a hit with MatchCount 0. Composites that
+// refine one node term by term (harvest) use it instead of one scan per
+// term.
+func (v *Vine) SniffEach(ctx context.Context, id string, terms []string) ([]SniffHit, error) {
+	folded, err := sniffTerms(terms)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := v.resolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	body, ok := v.sniffBody(rec.ID)
+	if !ok {
+		return nil, notFound(id)
+	}
+	out := make([]SniffHit, len(folded))
+	for i, lines := range scanBody(body, folded) {
+		h := &nodeHit{cand: candidate{id: rec.ID, typ: rec.Type, title: rec.Title, trail: rec.Trail,
+			bodyTokens: rec.BodyTokens}, lines: lines}
+		out[i] = renderSniffHit(h)
+		out[i].Matches = nonNilSniffMatches(out[i].Matches)
+	}
+	return out, nil
+}
+
+func nonNilSniffMatches(m []SniffMatch) []SniffMatch {
+	if m == nil {
+		return []SniffMatch{}
+	}
+	return m
+}

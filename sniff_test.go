@@ -288,3 +288,26 @@ func TestSniffCoverageMarkerFollowsTheCatalog(t *testing.T) {
 	require.NoError(t, v.cat.DB().QueryRow("SELECT count(*) FROM sniff_cover").Scan(&marked))
 	assert.Zero(t, marked, "dropping memo rows withdraws every marker")
 }
+
+// SniffEach agrees, term by term, with a scoped single-term sniff.
+func TestSniffEachMatchesScopedSniff(t *testing.T) {
+	v, _ := writableFixture(t)
+	ctx := context.Background()
+	id := "library/harbour-handbook"
+	terms := []string{"radio", "Chapter 7", "mooring", "walrus"}
+	each, err := v.SniffEach(ctx, id, terms)
+	require.NoError(t, err)
+	require.Len(t, each, len(terms))
+	for i, term := range terms {
+		res, err := v.Sniff(ctx, []string{term}, SniffOptions{Scope: id, K: 1})
+		require.NoError(t, err)
+		if len(res.Results) == 0 {
+			assert.Zero(t, each[i].MatchCount, term)
+			continue
+		}
+		assert.Equal(t, res.Results[0].MatchCount, each[i].MatchCount, term)
+		assert.Equal(t, res.Results[0].Matches, each[i].Matches, term)
+	}
+	_, err = v.SniffEach(ctx, "no/such", terms)
+	assert.Equal(t, ENotFound, CodeOf(err))
+}

@@ -53,12 +53,12 @@ func refine(ctx context.Context, r Reader, c *candidate, searchTerms []string) [
 		return nonNilMatches(global)
 	}
 	var hits []vine.SniffHit
-	for _, t := range searchTerms {
-		res, err := r.Sniff(ctx, []string{t}, vine.SniffOptions{Scope: c.id, K: 1})
-		if err != nil || len(res.Results) == 0 {
-			continue
+	if each, err := r.SniffEach(ctx, c.id, searchTerms); err == nil {
+		for _, h := range each {
+			if h.MatchCount > 0 {
+				hits = append(hits, h)
+			}
 		}
-		hits = append(hits, res.Results[0])
 	}
 	slices.SortStableFunc(hits, func(a, b vine.SniffHit) int { return a.MatchCount - b.MatchCount })
 	type key struct {

@@ -20,6 +20,9 @@ import (
 type Reader interface {
 	Locate(ctx context.Context, query string, opt vine.LocateOptions) (*vine.LocateResult, error)
 	Sniff(ctx context.Context, terms []string, opt vine.SniffOptions) (*vine.SniffResult, error)
+	// SniffEach is sniff([t], scope=id, k=1) for each term t, from one
+	// read of the node's body.
+	SniffEach(ctx context.Context, id string, terms []string) ([]vine.SniffHit, error)
 	Pick(ctx context.Context, id string, opt vine.PickOptions) (*vine.Content, error)
 	// Record is a node's catalog row with its declared out-edges.
 	Record(ctx context.Context, id string) (catalog.Record, error)
@@ -41,6 +44,10 @@ func (e engine) Locate(ctx context.Context, q string, o vine.LocateOptions) (*vi
 
 func (e engine) Sniff(ctx context.Context, t []string, o vine.SniffOptions) (*vine.SniffResult, error) {
 	return e.v.Sniff(ctx, t, o)
+}
+
+func (e engine) SniffEach(ctx context.Context, id string, t []string) ([]vine.SniffHit, error) {
+	return e.v.SniffEach(ctx, id, t)
 }
 
 func (e engine) Pick(ctx context.Context, id string, o vine.PickOptions) (*vine.Content, error) {
