@@ -159,8 +159,8 @@ func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, dam
 		if err := rows.Scan(&id, &hash, &raw); err != nil {
 			return err
 		}
-		var lines []lineRecord
-		if json.Unmarshal([]byte(raw), &lines) != nil {
+		lines, err := decodeLines(raw)
+		if err != nil {
 			damaged[id] = hash
 			return nil
 		}
