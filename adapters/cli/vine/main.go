@@ -1,16 +1,8 @@
 // Command vine is the command-line face of the forest engine.
 //
-// Usage:
-//
-//	vine init     --forest DIR --title T [--summary S]
-//	vine validate --forest DIR [--json]
-//	vine reindex  --forest DIR
-//	vine call     PRIMITIVE --forest DIR ['JSON-ARGS']
-//	vine primitives
-//
-// call prints the primitive's JSON result and exits 0, or prints its
-// envelope {"error":{...}} and exits 1. validate exits 1 when the forest
-// has errors. Usage mistakes exit 2.
+// Run "vine help" for the list of commands. call prints the primitive's
+// JSON result and exits 0, or prints its envelope {"error":{...}} and exits
+// 1. validate exits 1 when the forest has errors. Usage mistakes exit 2.
 package main
 
 import (
@@ -19,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 
 	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
 )
@@ -37,37 +31,72 @@ const (
 	exitUsage   = 2
 )
 
-const usage = `usage:
-  vine init     --forest DIR --title T [--summary S]
-  vine validate --forest DIR [--json]
-  vine reindex  --forest DIR
-  vine call     PRIMITIVE --forest DIR ['JSON-ARGS' | -]
-  vine primitives
-`
+// env is what a command sees of the process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// command is one subcommand. Each lives in its own file and adds itself
+// to commands from an init function, so a new command touches no other.
+type command struct {
+	usage string // one line, after "vine "
+	run   func(ctx context.Context, args []string, e env) int
+}
+
+var commands = map[string]command{}
+
+func register(name string, c command) {
+	if _, dup := commands[name]; dup {
+		panic("vine: command registered twice: " + name)
+	}
+	commands[name] = c
+}
+
+func init() {
+	register("init", command{"init     --forest DIR --title T [--summary S]",
+		func(ctx context.Context, a []string, e env) int { return cmdInit(ctx, a, e.stdout, e.stderr) }})
+	register("validate", command{"validate --forest DIR [--json]",
+		func(ctx context.Context, a []string, e env) int { return cmdValidate(ctx, a, e.stdout, e.stderr) }})
+	register("reindex", command{"reindex  --forest DIR",
+		func(ctx context.Context, a []string, e env) int { return cmdReindex(ctx, a, e.stdout, e.stderr) }})
+	register("call", command{"call     PRIMITIVE --forest DIR ['JSON-ARGS' | -]",
+		func(ctx context.Context, a []string, e env) int { return cmdCall(ctx, a, e.stdin, e.stdout, e.stderr) }})
+	register("primitives", command{"primitives",
+		func(ctx context.Context, a []string, e env) int { return cmdPrimitives(e.stdout) }})
+}
+
+// usageText lists every registered command, sorted.
+func usageText() string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("usage:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  vine %s\n", commands[n].usage)
+	}
+	return b.String()
+}
 
 // run is main without the process: it returns the exit code, so tests
 // drive the whole command in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText())
 		return exitUsage
 	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "init":
-		return cmdInit(ctx, rest, stdout, stderr)
-	case "validate":
-		return cmdValidate(ctx, rest, stdout, stderr)
-	case "reindex":
-		return cmdReindex(ctx, rest, stdout, stderr)
-	case "call":
-		return cmdCall(ctx, rest, stdin, stdout, stderr)
-	case "primitives":
-		return cmdPrimitives(stdout)
+	name, rest := args[0], args[1:]
+	if c, ok := commands[name]; ok {
+		return c.run(ctx, rest, env{stdin: stdin, stdout: stdout, stderr: stderr})
+	}
+	switch name {
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usageText())
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "vine: unknown command %q\n%s", cmd, usage)
+	fmt.Fprintf(stderr, "vine: unknown command %q\n%s", name, usageText())
 	return exitUsage
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +89,22 @@ func TestUsageErrors(t *testing.T) {
 	code, out, _ := runCLI(t, "", "primitives")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, `"name":"plant"`)
+}
+
+func TestParseAnywhere(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		pos  []string
+	}{
+		{[]string{"src", "--forest", "F"}, []string{"src"}},
+		{[]string{"--forest", "F", "a", "b"}, []string{"a", "b"}},
+		{[]string{"a", "--forest=F", "b", "--", "--c"}, []string{"a", "b", "--c"}},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		dir := fs.String("forest", "", "")
+		pos, err := parseAnywhere(fs, tc.args)
+		require.NoError(t, err)
+		assert.Equal(t, tc.pos, pos, "%v", tc.args)
+		assert.Equal(t, "F", *dir)
+	}
 }
