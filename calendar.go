@@ -152,6 +152,7 @@ func (v *Vine) Calendar(ctx context.Context, opt CalendarOptions) (*CalendarResu
 		return nil, err
 	}
 	scope, scopeArgs := regionPredicate(prefix, leaf)
+	scope, scopeArgs = andScope(ctx, "id", scope, scopeArgs)
 
 	buckets, rng, err := v.calendarBuckets(ctx, w, gran, scope, scopeArgs)
 	if err != nil {

@@ -159,6 +159,7 @@ func (v *Vine) Coverage(ctx context.Context, opt CoverageOptions) (*CoverageRepo
 		return nil, err
 	}
 	scope, scopeArgs := regionPredicate(prefix, leaf)
+	scope, scopeArgs = andScope(ctx, "id", scope, scopeArgs)
 	// The listing's folder: its children are the roots. A leaf scope is
 	// its own single root, listed from its parent's folder.
 	dir, listing := prefix, forest.RootIndexID

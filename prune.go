@@ -72,8 +72,12 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 	if err != nil {
 		return nil, err
 	}
+	visible, hidden := scopeOf(ctx).visibleAnchors(anchors)
 	if len(anchors) > 0 && !opt.Force {
-		return nil, anchoredError(rec.ID, anchors)
+		return nil, anchoredError(rec.ID, visible, len(anchors))
+	}
+	if hidden > 0 {
+		return nil, hiddenAnchorsError("prune", rec.ID, hidden)
 	}
 	n, err := v.node(rec)
 	if err != nil {
@@ -148,12 +152,12 @@ func anchorSources(anchors []Anchor) []string {
 	return srcs
 }
 
-func anchoredError(id string, anchors []Anchor) error {
+func anchoredError(id string, anchors []Anchor, count int) error {
 	return envelope.New(envelope.Anchored,
-		fmt.Sprintf("prune: %d links from other nodes point at %s; pruning it would leave them dangling", len(anchors), id),
+		fmt.Sprintf("prune: %d links from other nodes point at %s; pruning it would leave them dangling", count, id),
 		"pass force: true to drop those links in the same commit, or remove them first with graft remove_links").
 		With("anchors", anchors[:min(len(anchors), MaxAnchorsListed)]).
-		With("anchor_count", len(anchors))
+		With("anchor_count", count)
 }
 
 // pruning is one prune in progress.

@@ -31,7 +31,8 @@ func moved(id, to string) *envelope.Error {
 func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) {
 	id := strings.Trim(strings.TrimSpace(raw), "/")
 	path, err := v.root.Path(id)
-	if err != nil || id == "" {
+	sc := scopeOf(ctx)
+	if err != nil || id == "" || !sc.in(id) {
 		return catalog.Record{}, notFound(raw)
 	}
 	rec, ok, err := v.cat.Get(ctx, id)
@@ -50,7 +51,9 @@ func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) 
 	if err != nil {
 		return catalog.Record{}, err
 	}
-	if isMoved {
+	if isMoved && sc.in(to) {
+		// A redirect to a hidden node collapses to not-found (C.15): the
+		// waymark must not reveal where it went.
 		return catalog.Record{}, moved(id, to)
 	}
 	return catalog.Record{}, notFound(raw)
@@ -99,15 +102,16 @@ func (v *Vine) scopePrefix(ctx context.Context, scope string) (prefix string, le
 	if nerr != nil {
 		return "", false, nerr
 	}
+	sc := scopeOf(ctx)
 	if _, ok, err := v.cat.Get(ctx, index); err != nil {
 		return "", false, err
-	} else if ok {
+	} else if ok && sc.in(index) {
 		return forest.BranchDir(index) + "/", false, nil
 	}
 	id := strings.Trim(s, "/")
 	if _, ok, err := v.cat.Get(ctx, id); err != nil {
 		return "", false, err
-	} else if ok && !forest.IsIndex(id) {
+	} else if ok && !forest.IsIndex(id) && sc.in(id) {
 		return id, true, nil
 	}
 	return "", false, envelope.New(envelope.NotFound, "scope not found: "+scope,

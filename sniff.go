@@ -104,6 +104,10 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	}
 	k = min(max(k, 1), maxSniffK)
 	pred := sniffPred(prefix, opt.TypeFilter, w)
+	if scopeOf(ctx).restricted() {
+		pred.where, pred.args = andScope(ctx, "nodes.id", pred.where, pred.args)
+		pred.whole = false
+	}
 	inScope, err := v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
 	if err != nil {
 		return nil, err

@@ -67,6 +67,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 	if err := sqliteDataset("tend", rec); err != nil {
 		return nil, err
 	}
+	host = host.under(scopeOf(ctx), rec.ID)
 	st, err := sqlguard.Tend(sqlText)
 	if err != nil {
 		return nil, err

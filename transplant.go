@@ -58,6 +58,9 @@ func (v *Vine) Transplant(ctx context.Context, id, newID string) (*TransplantRes
 	if err := checkTransplantIDs(rec.ID, rec.Kind, dst); err != nil {
 		return nil, err
 	}
+	if sc := scopeOf(ctx); !sc.in(dst) {
+		return nil, sc.outOfGrant("transplant", "new_id", dst)
+	}
 	if err := v.checkDestination(ctx, dst); err != nil {
 		return nil, err
 	}
@@ -177,6 +180,9 @@ func (tp *transplanting) plan(ctx context.Context) error {
 	anchors, err := tp.v.anchors(ctx, old)
 	if err != nil {
 		return err
+	}
+	if _, hidden := scopeOf(ctx).visibleAnchors(anchors); hidden > 0 {
+		return hiddenAnchorsError("transplant", old, hidden)
 	}
 	for _, src := range anchorSources(anchors) {
 		h, ok, err := tp.touched.get(src)

@@ -55,6 +55,7 @@ func scopeIDSQL(prefix string) (string, []any) {
 func (v *Vine) undatedCount(ctx context.Context, w window.Window, prefix string) (int, error) {
 	col := windowColumn(w)
 	where, args := scopeIDSQL(prefix)
+	where, args = andScope(ctx, "id", where, args)
 	return v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE ("+col+" IS NULL OR "+col+" = '') AND "+where, args...)
 }
 
@@ -70,6 +71,7 @@ func (v *Vine) emptyWindowFacts(ctx context.Context, w window.Window) (matched i
 		return 0, "", nil
 	}
 	pred, args := w.SQL("")
+	pred, args = andScope(ctx, "id", pred, args)
 	matched, err = v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred, args...)
 	if err != nil {
 		return 0, "", err
@@ -134,12 +136,14 @@ func (v *Vine) windowMissHint(ctx context.Context, w window.Window) (string, err
 // month, never one per node), oldest first.
 func (v *Vine) windowMonths(ctx context.Context, col string) ([]windowMonth, error) {
 	q := "SELECT substr(" + col + ", 1, 7) AS m, count(*), min(substr(" + col + ", 1, 10)), max(substr(" + col + ", 1, 10)) " +
-		"FROM nodes WHERE " + col + " GLOB " + windowDatedGlob + " GROUP BY m ORDER BY m"
+		"FROM nodes WHERE " + col + " GLOB " + windowDatedGlob
+	where, args := andScope(ctx, "id", "", nil)
+	q += where + " GROUP BY m ORDER BY m"
 	st, err := v.stmt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}

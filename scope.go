@@ -1,0 +1,273 @@
+package vine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// Capability is one grant of an access policy (J.3 §7.2). Admin implies
+// every other.
+type Capability string
+
+// The capabilities, closed.
+const (
+	CapRead   Capability = "read"   // locate look move pick scan sniff harvest calendar coverage history view
+	CapWrite  Capability = "write"  // plant graft prune transplant
+	CapQuery  Capability = "query"  // query
+	CapTend   Capability = "tend"   // tend
+	CapIngest Capability = "ingest" // ingest (adopt and sync also need admin)
+	CapAdmin  Capability = "admin"  // everything, and whole-forest repairs
+	CapAnswer Capability = "answer" // the answer composite
+)
+
+var allCaps = []Capability{CapRead, CapWrite, CapQuery, CapTend, CapIngest, CapAdmin, CapAnswer}
+
+// Policy is what one principal may see and do in one forest (J.3 §7.1).
+// Hosts keep policies; a forest never carries one.
+type Policy struct {
+	// Allow lists the branch prefixes the principal may read ("sales/",
+	// "ops/runbooks/"); "" is the whole forest. Empty means nothing.
+	Allow []string `json:"allow" yaml:"allow"`
+	// Deny lists prefixes hidden even inside an allowed one; deny wins at
+	// any depth.
+	Deny []string `json:"deny,omitempty" yaml:"deny"`
+	// Caps are the granted capabilities.
+	Caps []Capability `json:"caps" yaml:"caps"`
+	// Datasets narrows query and tend per dataset node id to a table
+	// allow-list. A dataset absent from the map keeps all its tables.
+	Datasets map[string]DatasetGrant `json:"datasets,omitempty" yaml:"datasets"`
+}
+
+// DatasetGrant is the table allow-list of one dataset under a Policy.
+type DatasetGrant struct {
+	Tables []string `json:"tables" yaml:"tables"`
+}
+
+// FullPolicy is the owner's policy: every capability over the whole
+// forest. Local unauthenticated serving uses it, so there is one code
+// path whether keys are in play or not.
+func FullPolicy() Policy {
+	return Policy{Allow: []string{""}, Caps: []Capability{CapAdmin}}
+}
+
+// scope is a compiled Policy: normalised prefixes and a capability set.
+// A nil *scope is the unrestricted engine.
+type scope struct {
+	allow, deny []string
+	whole       bool // "" allowed: every id unless denied
+	caps        map[Capability]bool
+	tables      map[string][]string
+}
+
+func compilePolicy(p Policy) (*scope, error) {
+	s := &scope{caps: map[Capability]bool{}, tables: map[string][]string{}}
+	for _, c := range p.Caps {
+		if !slices.Contains(allCaps, c) {
+			return nil, envelope.New(envelope.Schema,
+				fmt.Sprintf("policy: unknown capability %q", c),
+				"capabilities are read, write, query, tend, ingest, admin, answer")
+		}
+		s.caps[c] = true
+	}
+	for _, a := range p.Allow {
+		n := normPrefix(a)
+		if n == "" {
+			s.whole = true
+		}
+		s.allow = append(s.allow, n)
+	}
+	for _, d := range p.Deny {
+		if n := normPrefix(d); n != "" {
+			s.deny = append(s.deny, n)
+		}
+	}
+	for id, g := range p.Datasets {
+		s.tables[strings.Trim(strings.TrimSpace(id), "/")] = slices.Clone(g.Tables) // empty: no allow-list (C.5.3)
+	}
+	return s, nil
+}
+
+// normPrefix trims, drops a leading "/" and ensures a trailing one, so
+// "projects" never matches "projects-secret/". "" stays "" (whole forest).
+func normPrefix(p string) string {
+	p = strings.Trim(strings.TrimSpace(p), "/")
+	if p == "" {
+		return ""
+	}
+	return p + "/"
+}
+
+// in reports whether id is visible: not under any deny prefix, and under
+// an allow prefix (or the whole forest is allowed).
+func (s *scope) in(id string) bool {
+	if s == nil {
+		return true
+	}
+	if id == "" {
+		return false
+	}
+	for _, d := range s.deny {
+		if strings.HasPrefix(id, d) {
+			return false
+		}
+	}
+	if s.whole {
+		return true
+	}
+	for _, a := range s.allow {
+		if strings.HasPrefix(id, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// restricted reports whether some id is hidden.
+func (s *scope) restricted() bool { return s != nil && (!s.whole || len(s.deny) > 0) }
+
+// sql is in() as one SQL condition over col, for counts and candidate
+// selection: literal range compares (the ids under "x/" are exactly those
+// in ["x/", "x0"), since '0' follows '/'), never LIKE, whose "_" would be
+// a wildcard in ids full of them.
+func (s *scope) sql(col string) (string, []any) {
+	if !s.restricted() {
+		return "1", nil
+	}
+	var b strings.Builder
+	var args []any
+	b.WriteString("(")
+	if s.whole {
+		b.WriteString("1")
+	} else {
+		b.WriteString("(0")
+		for _, a := range s.allow {
+			fmt.Fprintf(&b, " OR (%[1]s >= ? AND %[1]s < ?)", col)
+			args = append(args, a, prefixEnd(a))
+		}
+		b.WriteString(")")
+	}
+	for _, d := range s.deny {
+		fmt.Fprintf(&b, " AND NOT (%[1]s >= ? AND %[1]s < ?)", col)
+		args = append(args, d, prefixEnd(d))
+	}
+	b.WriteString(")")
+	return b.String(), args
+}
+
+// prefixEnd is the least string above every string starting with p,
+// where p ends in "/".
+func prefixEnd(p string) string { return p[:len(p)-1] + "0" }
+
+// roots are the index nodes a scoped caller starts from: the master
+// index when the whole forest is allowed, else one per allow prefix.
+func (s *scope) roots() []string {
+	if s == nil || s.whole {
+		return []string{forest.RootIndexID}
+	}
+	out := make([]string, 0, len(s.allow))
+	for _, a := range s.allow {
+		out = append(out, a+forest.RootIndexID)
+	}
+	return out
+}
+
+func (s *scope) has(c Capability) bool {
+	return s == nil || s.caps[CapAdmin] || s.caps[c]
+}
+
+// tablesFor is the table allow-list of a dataset, and whether there is one.
+func (s *scope) tablesFor(id string) ([]string, bool) {
+	if s == nil {
+		return nil, false
+	}
+	t, ok := s.tables[id]
+	return t, ok
+}
+
+type scopeKey struct{}
+
+// withScope carries a compiled policy into the primitives. Only Scoped
+// sets it, so no wire argument can.
+func withScope(ctx context.Context, s *scope) context.Context {
+	return context.WithValue(ctx, scopeKey{}, s)
+}
+
+// scopeOf is the policy of a call, nil for the unrestricted engine.
+func scopeOf(ctx context.Context) *scope {
+	s, _ := ctx.Value(scopeKey{}).(*scope)
+	return s
+}
+
+// andScope appends the call's policy condition over col to a WHERE
+// clause and its arguments.
+func andScope(ctx context.Context, col, where string, args []any) (string, []any) {
+	s := scopeOf(ctx)
+	if !s.restricted() {
+		return where, args
+	}
+	cond, cargs := s.sql(col)
+	return where + " AND " + cond, append(slices.Clone(args), cargs...)
+}
+
+// outOfGrant refuses a write whose target the caller named but may not
+// touch (J.3 §7.3): the caller supplied the id, so E_FORBIDDEN reveals
+// nothing, and the hint names the grant.
+func (s *scope) outOfGrant(op, param, id string) error {
+	where := make([]string, 0, len(s.allow))
+	for _, a := range s.allow {
+		if a == "" {
+			a = "(the whole forest)"
+		}
+		where = append(where, a)
+	}
+	hint := "this key may write under: " + strings.Join(where, ", ")
+	if len(s.deny) > 0 {
+		hint += "; never under: " + strings.Join(s.deny, ", ")
+	}
+	return envelope.New(envelope.Forbidden,
+		fmt.Sprintf("%s: %s %s is outside this key's grant", op, param, id), hint)
+}
+
+// visibleAnchors splits anchors into those the caller may see and the
+// number hidden; a refusal names the first and only counts the second.
+func (s *scope) visibleAnchors(anchors []Anchor) (visible []Anchor, hidden int) {
+	if !s.restricted() {
+		return anchors, 0
+	}
+	visible = []Anchor{}
+	for _, a := range anchors {
+		if s.in(a.Source) {
+			visible = append(visible, a)
+		} else {
+			hidden++
+		}
+	}
+	return visible, hidden
+}
+
+// hiddenAnchorsError refuses a write that would have to edit nodes the
+// caller cannot see (prune with force, transplant retargeting links).
+func hiddenAnchorsError(op, id string, hidden int) error {
+	return envelope.New(envelope.Forbidden,
+		fmt.Sprintf("%s: %d link(s) from nodes outside this key's grant point at %s", op, hidden, id),
+		"a key that sees the whole forest can make this change; or remove the links first").
+		With("anchor_count", hidden)
+}
+
+// under narrows a statement's host arguments by the caller's grant on the
+// dataset id: a policy's table allow-list applies unless the host already
+// set a narrower one.
+func (h sqlHost) under(s *scope, id string) sqlHost {
+	if h.tables != nil {
+		return h
+	}
+	if t, ok := s.tablesFor(id); ok {
+		h.tables = t
+	}
+	return h
+}
