@@ -15,22 +15,35 @@ import (
 // 5,000-node forest per benchmark would dwarf what is measured.
 var (
 	benchForestsMu sync.Mutex
-	benchForests   = map[int]string{}
+	benchForests   = map[string]string{}
 )
+
+// benchCorpusOptions is the sniff corpus of the targets: 2,000 documents
+// of about 6 KB (about 12 MB) in four sections each, over a 20,000-word
+// Zipf vocabulary, so a rare term is rare.
+var benchCorpusOptions = fixture.SyntheticOptions{Nodes: 2000, Vocabulary: 20000, BodySentences: 44, Sections: 4}
+
+// benchCorpus opens the 2,000-document corpus read-only.
+func benchCorpus(b *testing.B) *Vine { return benchOpen(b, "corpus-2000", benchCorpusOptions) }
 
 // benchSynthetic opens (read-only, catalog built) the synthetic forest of
 // the given number of leaves.
 func benchSynthetic(b *testing.B, nodes int) *Vine {
+	return benchOpen(b, fmt.Sprintf("synthetic-%d", nodes), fixture.SyntheticOptions{Nodes: nodes})
+}
+
+// benchOpen generates (once per process) and opens a synthetic forest.
+func benchOpen(b *testing.B, name string, opt fixture.SyntheticOptions) *Vine {
 	b.Helper()
 	benchForestsMu.Lock()
-	dir, ok := benchForests[nodes]
+	dir, ok := benchForests[name]
 	if !ok {
-		dir = filepath.Join(sharedTempDir(b), fmt.Sprintf("synthetic-%d", nodes))
-		if err := fixture.Synthetic(context.Background(), dir, fixture.SyntheticOptions{Nodes: nodes}); err != nil {
+		dir = filepath.Join(sharedTempDir(b), name)
+		if err := fixture.Synthetic(context.Background(), dir, opt); err != nil {
 			benchForestsMu.Unlock()
 			b.Fatal(err)
 		}
-		benchForests[nodes] = dir
+		benchForests[name] = dir
 	}
 	benchForestsMu.Unlock()
 	v, err := Open(context.Background(), dir, &Options{ReadOnly: true})

@@ -1,6 +1,10 @@
 package vine
 
-import "github.com/monkeyllm/vine/internal/terms"
+import (
+	"unicode/utf8"
+
+	"github.com/monkeyllm/vine/internal/terms"
+)
 
 // Fold is the one fold of the engine (C.6b): each code point becomes the
 // first code point of its NFD decomposition, lowercased. It preserves the
@@ -21,3 +25,25 @@ func foldRunes(s string) []rune {
 
 // buildFold builds the fold table now (Warm), never at package init.
 func buildFold() { terms.Warm() }
+
+// appendFolded appends the UTF-8 of s folded rune by rune to dst. ASCII
+// takes a table-free fast path; an invalid byte folds to U+FFFD, as the
+// rune conversion of foldRunes does, so a byte search on the result
+// agrees with a rune search on foldRunes(s): UTF-8 is self-synchronising.
+func appendFolded(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		dst = utf8.AppendRune(dst, terms.FoldRune(r))
+		i += size
+	}
+	return dst
+}

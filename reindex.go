@@ -39,6 +39,7 @@ func (v *Vine) Reindex(ctx context.Context) (*ReindexResult, error) {
 			v.progress(Progress{Op: "reindex", Done: done, Total: total})
 		}
 	}
+	folds := v.newFoldWriter()
 	records := iter.Seq[catalog.Record](func(yield func(catalog.Record) bool) {
 		for i, f := range files {
 			report(i)
@@ -50,6 +51,9 @@ func (v *Vine) Reindex(ctx context.Context) (*ReindexResult, error) {
 				res.Skipped = append(res.Skipped, forest.SkippedFile{Path: f.id + ".md", Reason: err.Error()})
 				continue
 			}
+			if folds != nil && (n.Content() == "" || n.Content() == "inline") {
+				folds.add(n.ID, n.Body)
+			}
 			if !yield(recordOf(n)) {
 				return
 			}
@@ -57,12 +61,16 @@ func (v *Vine) Reindex(ctx context.Context) (*ReindexResult, error) {
 		report(total)
 	})
 	stats, err := v.cat.Rebuild(ctx, records, nil)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
+		if folds != nil {
+			folds.abort()
+		}
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	v.installFolds(folds)
 	res.Nodes, res.Branches, res.Edges = stats.Nodes, stats.Branches, stats.Edges
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package vine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -252,11 +253,53 @@ func (l *lineRecord) UnmarshalJSON(b []byte) error {
 // its complete list of matching lines. Lines split as Python's splitlines
 // does; a level-2 or level-3 heading sets the section.
 func scanBody(body string, terms [][]rune) [][]lineRecord {
-	out := make([][]lineRecord, len(terms))
-	folded := foldRunes(body)
-	if !anyTermIn(folded, terms) {
-		return out // quick reject: most bodies hold none of the terms
+	return newBodyScanner(terms).scan(body)
+}
+
+// bodyScanner scans many bodies for one set of terms. It is not safe for
+// concurrent use: each worker of a cold scan has its own, so the folded
+// copy of a body reuses one buffer instead of allocating four bytes per
+// character.
+type bodyScanner struct {
+	terms   [][]rune
+	needles [][]byte // the terms as folded UTF-8
+	buf     []byte
+}
+
+func newBodyScanner(terms [][]rune) *bodyScanner {
+	s := &bodyScanner{terms: terms, needles: make([][]byte, len(terms))}
+	for i, t := range terms {
+		s.needles[i] = []byte(string(t))
 	}
+	return s
+}
+
+// scan answers scanBody. Most bodies hold none of the terms, so the
+// quick reject runs first, as a byte search over the folded UTF-8; only a
+// body that holds a term pays for the line-by-line rune scan.
+func (s *bodyScanner) scan(body string) [][]lineRecord {
+	out := make([][]lineRecord, len(s.terms))
+	s.buf = appendFolded(s.buf[:0], body)
+	if !s.holdsAny(s.buf) {
+		return out
+	}
+	return scanLines(body, s.terms, out)
+}
+
+// holdsAny reports whether folded text holds at least one of the terms.
+func (s *bodyScanner) holdsAny(folded []byte) bool {
+	for _, n := range s.needles {
+		if bytes.Contains(folded, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanLines is the exact scan: every line of body, every term, with the
+// section each match sits in.
+func scanLines(body string, terms [][]rune, out [][]lineRecord) [][]lineRecord {
+	folded := foldRunes(body)
 	var section *string
 	lineNo := 0
 	forEachLine(body, folded, func(line string, fl []rune) {
@@ -271,15 +314,6 @@ func scanBody(body string, terms [][]rune) [][]lineRecord {
 		}
 	})
 	return out
-}
-
-func anyTermIn(folded []rune, terms [][]rune) bool {
-	for _, t := range terms {
-		if indexRunes(folded, t) >= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // indexRunes is the rune index of the first occurrence of t in s, or -1.

@@ -14,10 +14,11 @@ func BenchmarkSniff(b *testing.B) {
 	}{
 		{"fixture", benchFixture},
 		{"synthetic2000", func(b *testing.B) *Vine { return benchSynthetic(b, 2000) }},
+		{"corpus2000-12MB", benchCorpus},
 	} {
+		terms := []string{"SY-1217", "Chapter 3"}
 		b.Run(tc.name+"/warm", func(b *testing.B) {
 			v := tc.open(b)
-			terms := []string{"SY-1217", "Chapter 3"}
 			if _, err := v.Sniff(ctx, terms, SniffOptions{}); err != nil {
 				b.Fatal(err)
 			}
@@ -30,7 +31,6 @@ func BenchmarkSniff(b *testing.B) {
 		})
 		b.Run(tc.name+"/cold", func(b *testing.B) {
 			v := tc.open(b)
-			terms := []string{"SY-1217", "Chapter 3"}
 			for b.Loop() {
 				b.StopTimer()
 				v.background.Wait()

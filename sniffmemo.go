@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/monkeyllm/vine/forest"
 )
@@ -73,7 +74,7 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 		toRead = append(toRead, id)
 	}
 	slices.Sort(toRead)
-	scans, err := readAndScan(ctx, v, toRead, terms)
+	scans, err := readAndScan(ctx, v, toRead, uncovered, terms)
 	if err != nil {
 		return nil, err
 	}
@@ -105,17 +106,28 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 // file-system calls, which overlap well even on two cores.
 const scanWorkers = 4
 
-// readAndScan reads every candidate's body once and scans it for all
-// terms; out[i] is nil when the body was unreadable or unreachable.
-func readAndScan(ctx context.Context, v *Vine, ids []string, terms [][]rune) ([][][]lineRecord, error) {
+// readAndScan scans every candidate's body once for all terms; out[i] is
+// nil when the body was unreadable or unreachable. A body the fold cache
+// holds under its current hash is rejected without opening its file.
+func readAndScan(ctx context.Context, v *Vine, ids []string, hashes map[string]string, terms [][]rune) ([][][]lineRecord, error) {
+	cache, release := v.folds.acquire(v.loadFolds)
+	defer release()
 	out := make([][][]lineRecord, len(ids))
+	var stale atomic.Int64
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(scanWorkers, len(ids)) {
 		wg.Go(func() {
+			sc := newBodyScanner(terms)
 			for i := range next {
+				if folded, ok := cache.fresh(ids[i], hashes[ids[i]]); ok && !sc.holdsAny(folded) {
+					out[i] = make([][]lineRecord, len(terms))
+					continue
+				} else if !ok {
+					stale.Add(1)
+				}
 				if body, ok := v.sniffBody(ids[i]); ok {
-					out[i] = scanBody(body, terms)
+					out[i] = sc.scan(body)
 				}
 			}
 		})
@@ -128,6 +140,9 @@ func readAndScan(ctx context.Context, v *Vine, ids []string, terms [][]rune) ([]
 	}
 	close(next)
 	wg.Wait()
+	if n := int(stale.Load()); n >= foldRefreshMin && n*4 >= len(ids) {
+		v.scheduleFoldRefresh()
+	}
 	return out, ctx.Err()
 }
 

@@ -87,8 +87,9 @@ type Vine struct {
 	repo    *gitops.Repo // nil when read-only
 	lock    *forest.Lock // nil when read-only
 
-	stmts      stmtCache      // prepared reads, per query text
-	background sync.WaitGroup // derived-layer writes after an answer (sniff memo)
+	stmts      stmtCache       // prepared reads, per query text
+	background sync.WaitGroup  // derived-layer writes after an answer (sniff memo)
+	folds      foldCacheHolder // cold sniff's quick reject (foldcache.go)
 
 	wmu       sync.Mutex // the one writer
 	closeOnce sync.Once
@@ -217,6 +218,7 @@ func (v *Vine) Close() error {
 		v.wmu.Lock()
 		defer v.wmu.Unlock()
 		v.background.Wait()
+		v.folds.close()
 		errs := []error{v.stmts.close()}
 		if v.cat != nil {
 			errs = append(errs, v.cat.Close())
