@@ -1,0 +1,305 @@
+// Package mcp serves forests to any agent over the Model Context Protocol:
+// every primitive of the engine's signature table becomes a tool, plus
+// forests, which lists what is served. It runs on the official Go SDK
+// over stdio (NewServer with any SDK transport) or streamable HTTP
+// (Handler).
+//
+// Every call is validated by the engine's one signature table before the
+// primitive runs, never by the SDK, so a refusal reads the same on every
+// surface: a normal tool result with isError set and the envelope
+// {"error":{code,message,hint}} as its only text block. An unknown tool
+// answers E_NOT_FOUND naming the served tools; a panic answers E_INTERNAL
+// naming the tool.
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/wire"
+	_ "github.com/monkeyllm/vine/harvest" // harvest is one of the served tools
+)
+
+// Options configure a server. The zero value serves with the build's
+// version, local Host names only (HTTP), and no logging.
+type Options struct {
+	// Version is serverInfo.version and the station of forests(); empty
+	// means the installed build's version.
+	Version string
+
+	// AllowedHosts are the Host header values Handler serves (a port is
+	// part of the value; "*" turns the Host and Origin checks off). Nil
+	// means localhost, 127.0.0.1 and [::1] on any port; an empty non-nil
+	// list serves no Host at all.
+	AllowedHosts []string
+
+	// Logger receives what never reaches the wire (panics with their
+	// stacks). Nil discards it.
+	Logger *slog.Logger
+}
+
+// server is the state every tool handler shares.
+type server struct {
+	reg     *vine.Registry
+	forest  wire.ForestArg
+	version string
+	log     *slog.Logger
+	tools   []string // served tool names, sorted
+}
+
+func newServer(reg *vine.Registry, opts *Options) *server {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s := &server{reg: reg, forest: wire.ForestOptional, version: o.Version, log: o.Logger}
+	if reg.Mode() == vine.ModeRegistry {
+		s.forest = wire.ForestRequired
+	}
+	if s.version == "" {
+		s.version = wire.Version()
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.tools = []string{wire.ForestsTool}
+	for _, sig := range vine.Signatures() {
+		s.tools = append(s.tools, sig.Name)
+	}
+	slices.Sort(s.tools)
+	return s
+}
+
+// NewServer returns an MCP server of the forests reg serves, to run over
+// any SDK transport (sdk.StdioTransport for a local agent). In registry
+// mode every tool but forests requires the forest argument; serving one
+// forest, it is optional.
+//
+// Only tools are announced: no resources or prompts back this server, so
+// those method families answer "method not found".
+func NewServer(reg *vine.Registry, opts *Options) *sdk.Server {
+	s := newServer(reg, opts)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "vine", Version: s.version}, &sdk.ServerOptions{
+		Instructions: s.instructions(),
+		Logger:       slog.New(quiet{s.log.Handler()}),
+		// Not announcing logging (the SDK's default) nor listChanged:
+		// nothing backs either, and a capability announced empty misleads.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	srv.AddTool(&sdk.Tool{
+		Name:        wire.ForestsTool,
+		Description: wire.ForestsDescription,
+		InputSchema: wire.ForestsSchema(),
+		Annotations: annotations(true, false, true),
+	}, s.guarded(wire.ForestsTool, s.forests))
+	for _, sig := range vine.Signatures() {
+		srv.AddTool(&sdk.Tool{
+			Name:        sig.Name,
+			Description: wire.Description(sig),
+			InputSchema: wire.InputSchema(sig, s.forest),
+			Annotations: annotations(sig.ReadOnly, sig.Destructive, sig.Idempotent),
+		}, s.guarded(sig.Name, func(ctx context.Context, raw json.RawMessage) *sdk.CallToolResult {
+			return s.call(ctx, sig, raw)
+		}))
+	}
+	srv.AddReceivingMiddleware(s.withhold)
+	return srv
+}
+
+// quiet passes on the SDK's warnings and errors only: it logs every
+// session at info, and a stateless HTTP mount opens one per request.
+type quiet struct{ slog.Handler }
+
+func (q quiet) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && q.Handler.Enabled(ctx, l)
+}
+
+func (q quiet) WithAttrs(as []slog.Attr) slog.Handler { return quiet{q.Handler.WithAttrs(as)} }
+func (q quiet) WithGroup(g string) slog.Handler       { return quiet{q.Handler.WithGroup(g)} }
+
+func annotations(readOnly, destructive, idempotent bool) *sdk.ToolAnnotations {
+	closed := false
+	return &sdk.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive,
+		IdempotentHint: idempotent, OpenWorldHint: &closed}
+}
+
+// instructions name every registered tool (spec 08 §4.3 r5) and the few
+// moves a model needs before its first call.
+func (s *server) instructions() string {
+	var b strings.Builder
+	b.WriteString("A MonkeyLLM knowledge forest: markdown nodes under branch indexes, searched and read within token budgets. ")
+	if s.forest == wire.ForestRequired {
+		b.WriteString("Several forests are served: call forests first and pass forest=<id> to every other tool. ")
+	}
+	b.WriteString("Find nodes with locate (titles, summaries, tags) or sniff (exact words in bodies); " +
+		"look digests a node, pick reads its body, move walks its edges. " +
+		"A refusal is a result with isError and {\"error\":{code,message,hint}}: the hint names the next move. ")
+	b.WriteString("Tools: " + strings.Join(s.tools, ", ") + ".")
+	return b.String()
+}
+
+// toolFunc answers one tool call; it never fails at the protocol level.
+type toolFunc func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult
+
+// guarded adapts fn to the SDK and turns a panic into E_INTERNAL naming
+// the tool: the stack goes to the log, never to the caller.
+func (s *server) guarded(tool string, fn toolFunc) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("tool panicked", "tool", tool, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				res, err = refused(tool, &vine.Error{Code: vine.EInternal, Message: tool + " failed: internal panic",
+					Hint: "server-side defect, not the caller's mistake; the detail is in the log"}), nil
+			}
+		}()
+		return fn(ctx, req.Params.Arguments), nil
+	}
+}
+
+// call runs a primitive: the forest argument set aside, the rest checked
+// against the signature table before any forest is opened (a missing
+// parameter is a schema refusal, never a lookup), then the engine.
+func (s *server) call(ctx context.Context, sig vine.Signature, raw json.RawMessage) *sdk.CallToolResult {
+	id, args, err := splitForest(sig.Name, raw)
+	if err != nil {
+		return refused(sig.Name, err)
+	}
+	if _, err := vine.DecodeArgs(sig, args); err != nil {
+		return refused(sig.Name, err)
+	}
+	v, err := s.reg.Forest(ctx, id)
+	if err != nil {
+		return refused(sig.Name, err)
+	}
+	out, err := v.Call(ctx, sig.Name, args)
+	if err != nil {
+		return refused(sig.Name, err)
+	}
+	if view, ok := out.(*vine.ViewResult); ok {
+		return image(v, view)
+	}
+	return answered(sig.Name, out)
+}
+
+// forestSig validates the forest argument with the engine's own
+// sentences (C.12: "parameter 'forest' expects string, got list").
+func forestSig(tool string) vine.Signature {
+	return vine.Signature{Name: tool, Params: []vine.Param{{Name: wire.ForestParam, Type: vine.TString}}}
+}
+
+// splitForest takes the forest argument out of a call's arguments and
+// returns the rest for the engine. Absent and null arguments are no
+// arguments; anything but an object is passed on for the engine to
+// refuse in its own words.
+func splitForest(tool string, raw json.RawMessage) (string, json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return "", nil, nil
+	}
+	var obj map[string]json.RawMessage
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
+		return "", raw, nil
+	}
+	fv, ok := obj[wire.ForestParam]
+	if !ok {
+		return "", raw, nil
+	}
+	delete(obj, wire.ForestParam)
+	one, _ := json.Marshal(map[string]json.RawMessage{wire.ForestParam: fv})
+	a, err := vine.DecodeArgs(forestSig(tool), one)
+	if err != nil {
+		return "", nil, err
+	}
+	rest, err := wire.Encode(obj)
+	if err != nil {
+		return "", nil, err
+	}
+	return a.String(wire.ForestParam), rest, nil
+}
+
+// forests answers the forests tool. It takes no arguments.
+func (s *server) forests(_ context.Context, raw json.RawMessage) *sdk.CallToolResult {
+	if _, err := vine.DecodeArgs(vine.Signature{Name: wire.ForestsTool}, nullAsEmpty(raw)); err != nil {
+		return refused(wire.ForestsTool, err)
+	}
+	return answered(wire.ForestsTool, wire.ListForests(s.reg, s.version))
+}
+
+func nullAsEmpty(raw json.RawMessage) json.RawMessage {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil
+	}
+	return raw
+}
+
+// viewHeader is view's text block: what the image is, never where it
+// lives on the server.
+type viewHeader struct {
+	ID          string `json:"id"`
+	MediaType   string `json:"media_type"`
+	Size        int64  `json:"size"`
+	PayloadHash string `json:"payload_hash"`
+}
+
+// image answers view with two blocks: the compact header, then the image.
+func image(v *vine.Vine, r *vine.ViewResult) *sdk.CallToolResult {
+	data, err := readImage(filepath.Join(v.Dir(), filepath.FromSlash(r.Path)), r.ID)
+	if err != nil {
+		return refused("view", err)
+	}
+	head, err := wire.Encode(viewHeader{ID: r.ID, MediaType: r.MediaType, Size: int64(len(data)), PayloadHash: r.PayloadHash})
+	if err != nil {
+		return refused("view", err)
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{
+		&sdk.TextContent{Text: string(head)},
+		&sdk.ImageContent{Data: data, MIMEType: r.MediaType},
+	}}
+}
+
+// readImage reads at most MaxViewBytes: the file may have grown since
+// view measured it.
+func readImage(path, id string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, vine.MaxViewBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > vine.MaxViewBytes {
+		return nil, &vine.Error{Code: vine.ESchema,
+			Message: fmt.Sprintf("view: payload of %s is over the %d-byte (6 MiB) limit", id, vine.MaxViewBytes),
+			Hint:    "store a smaller rendition of the image and view that"}
+	}
+	return data, nil
+}
+
+// answered is a result as one compact text block.
+func answered(tool string, out any) *sdk.CallToolResult {
+	body, err := wire.Encode(out)
+	if err != nil {
+		return refused(tool, err)
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
+}
+
+// refused is a refusal as a tool result: isError and the envelope.
+func refused(tool string, err error) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: string(wire.Refusal(tool, err))}}}
+}
