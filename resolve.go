@@ -124,3 +124,39 @@ func (v *Vine) scopePrefix(ctx context.Context, scope string) (prefix string, le
 func (v *Vine) Record(ctx context.Context, id string) (catalog.Record, error) {
 	return v.resolve(ctx, id)
 }
+
+// Records returns the catalog rows of many ids at once, keyed by id, for
+// composites that sort or filter many nodes: node columns only (no edges
+// or waymarks), no self-heal, and ids absent or hidden by the call's
+// policy are simply missing from the map.
+func (v *Vine) Records(ctx context.Context, ids []string) (map[string]catalog.Record, error) {
+	sc := scopeOf(ctx)
+	visible := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if sc.in(id) {
+			visible = append(visible, id)
+		}
+	}
+	return v.cat.GetMany(ctx, visible)
+}
+
+// InEdges are the declared links pointing at id, from nodes the call's
+// policy can see: a hidden node's link is no evidence a scoped reader may
+// act on (its supersession, for one, must not hide a visible node).
+func (v *Vine) InEdges(ctx context.Context, id string) ([]catalog.InEdge, error) {
+	in, err := v.cat.InEdges(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sc := scopeOf(ctx)
+	if !sc.restricted() {
+		return in, nil
+	}
+	out := in[:0:0]
+	for _, e := range in {
+		if sc.in(e.Src) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

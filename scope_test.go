@@ -290,3 +290,23 @@ func TestScopedDatasetTableAllowList(t *testing.T) {
 	_, err = some.Call(ctx, "query", []byte(fmt.Sprintf(`{"id":%q,"sql":"SELECT * FROM %s"}`, ds, table)))
 	assert.NoError(t, err, "a granted table reads")
 }
+
+func TestScopedInEdgesAndRecordsHideHiddenNodes(t *testing.T) {
+	v, _ := writableFixture(t)
+	ctx := context.Background()
+	_, err := v.Graft(ctx, "people/ana-ribeiro", GraftPatch{AddLinks: []Link{{Rel: "supersedes", Target: "projects/roadmap-2027"}}})
+	require.NoError(t, err)
+	all, err := v.InEdges(ctx, "projects/roadmap-2027")
+	require.NoError(t, err)
+	sctx := sc2(t, v).Context(ctx)
+	seen, err := v.InEdges(sctx, "projects/roadmap-2027")
+	require.NoError(t, err)
+	assert.Len(t, seen, len(all)-1, "the hidden supersessor is no evidence under the policy")
+	for _, e := range seen {
+		assert.NotEqual(t, "people/ana-ribeiro", e.Src)
+	}
+	recs, err := v.Records(sctx, []string{"projects/roadmap-2027", "people/ana-ribeiro", "nowhere"})
+	require.NoError(t, err)
+	assert.Len(t, recs, 1)
+	assert.Contains(t, recs, "projects/roadmap-2027")
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -38,6 +39,7 @@ func countSQL(have map[string]map[string]bool) string {
 // lazily once per connection and reuses it. A statement over a table the
 // file lacks (a read-only open of an old file) is nil and reads as empty.
 type readStmts struct {
+	getList   string // the column list of get, for GetMany
 	get       *sql.Stmt
 	outEdges  *sql.Stmt
 	movedFrom *sql.Stmt
@@ -51,6 +53,7 @@ type readStmts struct {
 
 func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map[string]bool) error {
 	edgeConf := selectList(edgesTable, []string{"confidence"}, have["edges"])
+	s.getList = selectList(nodesTable, getColumns, have["nodes"])
 	for _, q := range []struct {
 		dst   **sql.Stmt
 		table string // the statement is left nil when the file lacks it
@@ -121,7 +124,46 @@ func (c *Catalog) Get(ctx context.Context, id string) (Record, bool, error) {
 	return r, true, nil
 }
 
-func scanRecord(row *sql.Row) (Record, error) {
+// GetMany returns the rows of the given ids that exist, keyed by id, in
+// one query per 400 ids: the node columns only (no Edges, no MovedFrom),
+// for callers that rank or sort many nodes by their row. Missing ids are
+// absent from the map.
+func (c *Catalog) GetMany(ctx context.Context, ids []string) (map[string]Record, error) {
+	out := make(map[string]Record, len(ids))
+	if c.r.get == nil || len(ids) == 0 {
+		return out, nil
+	}
+	for chunk := range slices.Chunk(ids, 400) {
+		q := "SELECT " + c.r.getList + " FROM nodes WHERE id IN (" +
+			strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",") + ")"
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := c.reader.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: get many: %w", err)
+		}
+		for rows.Next() {
+			r, err := scanRecord(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("catalog: get many: %w", err)
+			}
+			out[r.ID] = r
+		}
+		err = errors.Join(rows.Err(), rows.Close())
+		if err != nil {
+			return nil, fmt.Errorf("catalog: get many: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// rowScanner is a *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanRecord(row rowScanner) (Record, error) {
 	var (
 		r                                      Record
 		kind, typ, title, summary              sql.NullString

@@ -223,6 +223,34 @@ func (l *legs) fuse() []*candidate {
 // orderCandidates sorts by fused score, then newer first (updated, then
 // created, as stored strings; undated is oldest), then id.
 func orderCandidates(ctx context.Context, r Reader, cands []*candidate) error {
+	if err := candidateDates(ctx, r, cands); err != nil {
+		return err
+	}
+	slices.SortStableFunc(cands, func(a, b *candidate) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(b.updated, a.updated),
+			strings.Compare(b.created, a.created), strings.Compare(a.id, b.id))
+	})
+	return nil
+}
+
+// candidateDates fills created and updated, in one read when the Reader
+// offers Records.
+func candidateDates(ctx context.Context, r Reader, cands []*candidate) error {
+	if rr, ok := r.(recordsReader); ok {
+		ids := make([]string, len(cands))
+		for i, c := range cands {
+			ids[i] = c.id
+		}
+		recs, err := rr.Records(ctx, ids)
+		if err != nil {
+			return err
+		}
+		for _, c := range cands {
+			rec := recs[c.id]
+			c.created, c.updated = rec.Created, rec.Updated
+		}
+		return nil
+	}
 	for _, c := range cands {
 		rec, err := r.Record(ctx, c.id)
 		if err != nil {
@@ -230,10 +258,6 @@ func orderCandidates(ctx context.Context, r Reader, cands []*candidate) error {
 		}
 		c.created, c.updated = rec.Created, rec.Updated
 	}
-	slices.SortStableFunc(cands, func(a, b *candidate) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(b.updated, a.updated),
-			strings.Compare(b.created, a.created), strings.Compare(a.id, b.id))
-	})
 	return nil
 }
 

@@ -59,7 +59,17 @@ func (e engine) Record(ctx context.Context, id string) (catalog.Record, error) {
 }
 
 func (e engine) InEdges(ctx context.Context, id string) ([]catalog.InEdge, error) {
-	return e.v.Catalog().InEdges(ctx, id)
+	return e.v.InEdges(ctx, id)
+}
+
+func (e engine) Records(ctx context.Context, ids []string) (map[string]catalog.Record, error) {
+	return e.v.Records(ctx, ids)
+}
+
+// recordsReader is the optional batch read a Reader may offer: one query
+// for many rows instead of one per candidate.
+type recordsReader interface {
+	Records(ctx context.Context, ids []string) (map[string]catalog.Record, error)
 }
 
 func (e engine) Notes(ctx context.Context, id string) (string, error) {
