@@ -81,7 +81,7 @@ func (v *Vine) query(ctx context.Context, id, sqlText string, host sqlHost) (*Ro
 	if err != nil {
 		return nil, err
 	}
-	file, err := v.datasetFile("query", rec, false)
+	file, err := v.datasetPath(ctx, "query", rec, false)
 	if err != nil {
 		return nil, err
 	}

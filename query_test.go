@@ -22,6 +22,7 @@ import (
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/sqlguard"
 	"github.com/monkeyllm/vine/internal/testforest"
+	"github.com/monkeyllm/vine/payload"
 )
 
 const ledgerID = "finance/ledger-2026"
@@ -481,7 +482,9 @@ func TestQueryTimeout(t *testing.T) {
 
 func TestQueryRemotePayload(t *testing.T) {
 	t.Parallel()
-	v, dir := writableFixture(t)
+	dir, _ := testforest.Fixture(t)
+	// No fetchers: this test is about the cache copy, not the network.
+	v := openT(t, dir, &Options{Now: plantClock, Fetcher: payload.Registry{}})
 	ctx := context.Background()
 	const uri = "s3://coop-archive/ledger-remote.db"
 	src, err := os.ReadFile(filepath.Join(dir, "finance", "ledger-2026.db"))
@@ -497,7 +500,7 @@ func TestQueryRemotePayload(t *testing.T) {
 
 	_, err = v.Query(ctx, "finance/ledger-remote", "SELECT count(*) FROM ledger")
 	e := refusal(t, err, envelope.Schema)
-	assert.Contains(t, e.Message, "has not been fetched")
+	assert.Contains(t, e.Message, "which this engine does not fetch")
 
 	uriSum := sha256.Sum256([]byte(uri))
 	cache := filepath.Join(dir, forest.DerivedDir, "payloads", hex.EncodeToString(uriSum[:])[:16]+"-ledger-remote.db")
@@ -510,7 +513,8 @@ func TestQueryRemotePayload(t *testing.T) {
 	require.NoError(t, os.WriteFile(cache, append(src, 0), 0o644))
 	_, err = v.Query(ctx, "finance/ledger-remote", "SELECT count(*) FROM ledger")
 	e = refusal(t, err, envelope.Schema)
-	assert.Contains(t, e.Message, "does not match its payload_hash")
+	assert.Contains(t, e.Message, "which this engine does not fetch", "a copy failing its hash is dropped, then refetched")
+	assert.NoFileExists(t, cache, "a copy that fails its hash is never kept")
 }
 
 func TestQueryBlobAndReferenceForest(t *testing.T) {

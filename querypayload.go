@@ -2,14 +2,10 @@ package vine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"net/url"
-	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,8 +15,6 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/monkeyllm/vine/catalog"
-	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/dataset"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/sqlguard"
 )
@@ -65,11 +59,20 @@ func sqliteDataset(op string, rec catalog.Record) error {
 	return nil
 }
 
-// datasetFile is the local SQLite file behind a dataset (C.5 step 7, C.10
-// step 6). A remote payload is read through the G.9 cache copy, checked
-// against payload_hash, and never written (tend refuses it: editing a
-// cached copy would fork the dataset).
+// datasetFile is datasetPath for a caller without a context: a fetch it
+// starts is bounded by detachedFetchTimeout instead of the caller's
+// deadline. Callers that hold a context use datasetPath.
 func (v *Vine) datasetFile(op string, rec catalog.Record, write bool) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), detachedFetchTimeout)
+	defer cancel()
+	return v.datasetPath(ctx, op, rec, write)
+}
+
+// datasetPath is the local SQLite file behind a dataset (C.5 step 7, C.10
+// step 6). A remote payload is read through the G.9 cache copy, fetched on
+// a miss and checked against payload_hash, and never written (tend
+// refuses it: editing a cached copy would fork the dataset).
+func (v *Vine) datasetPath(ctx context.Context, op string, rec catalog.Record, write bool) (string, error) {
 	if rec.Payload == "" {
 		return "", envelope.New(envelope.NotFound, "payload missing: the passport names no payload",
 			"a dataset's payload frontmatter names its .db file beside the node")
@@ -87,27 +90,7 @@ func (v *Vine) datasetFile(op string, rec catalog.Record, write bool) (string, e
 			fmt.Sprintf("tend: %s has a remote payload (%s); tend edits local payloads only", rec.ID, rec.Payload),
 			"datasets are local-first: editing a cached copy would fork it; bring the file into the forest first")
 	}
-	cached := v.payloadCache(rec.Payload)
-	if fi, err := os.Stat(cached); err != nil || !fi.Mode().IsRegular() {
-		return "", envelope.New(envelope.Schema,
-			fmt.Sprintf("%s: %s has a remote payload (%s) that has not been fetched, and this engine fetches none", op, rec.ID, rec.Payload),
-			"prefetch the payload into the payload cache, or keep the dataset local")
-	}
-	if rec.PayloadHash != "" {
-		if sum, err := dataset.HashFile(cached); err != nil || sum != rec.PayloadHash {
-			return "", envelope.New(envelope.Schema,
-				fmt.Sprintf("%s: the cached copy of %s does not match its payload_hash", op, rec.Payload),
-				"refetch the payload; a copy that fails its hash is never read")
-		}
-	}
-	return cached, nil
-}
-
-// payloadCache is where the G.9 fetcher keeps a remote payload:
-// _derived/payloads/<sha256(uri)[:16]>-<basename>. A read never fetches.
-func (v *Vine) payloadCache(uri string) string {
-	sum := sha256.Sum256([]byte(uri))
-	return filepath.Join(v.root.Dir(), forest.DerivedDir, "payloads", hex.EncodeToString(sum[:])[:16]+"-"+path.Base(uri))
+	return v.remotePayload(ctx, op, rec)
 }
 
 // openPayload opens a dataset file: read-only twice over for query

@@ -25,6 +25,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/payload"
 	"github.com/monkeyllm/vine/trails"
 )
 
@@ -57,6 +58,11 @@ type Options struct {
 	// Logger receives diagnostics that never reach the wire (the detail
 	// behind an E_INTERNAL). Nil discards them.
 	Logger *slog.Logger
+
+	// Fetcher brings remote payloads (payload: s3://..., file://...) into
+	// the forest's payload cache on first read (G.9). Nil means
+	// payload.DefaultRegistry(): file:// and s3:// (MONKEYLLM_S3_ENDPOINT).
+	Fetcher payload.Fetcher
 }
 
 // Progress reports how far a long operation has come.
@@ -77,6 +83,7 @@ type Vine struct {
 	skipAutoIndex bool
 	observer      Observer
 	heatSource    HeatSource
+	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
 
 	trails  *trails.Store  // heat (Part D)
 	tracer  *trails.Tracer // one event per call
@@ -123,7 +130,8 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 			"create one with Init (vine init --forest DIR --title T)")
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
-		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat}
+		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
+		fetcher: opt.Fetcher}
 	if err := v.open(ctx); err != nil {
 		v.Close()
 		return nil, err

@@ -1,0 +1,103 @@
+package payload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Fetcher copies the bytes a payload URI names into w.
+//
+// A URI that names nothing (no such file, key or bucket) answers an error
+// wrapping [io/fs.ErrNotExist]. Fetch may have written part of the bytes
+// when it fails; callers write into a scratch file (as [Cache] does), never
+// into the final one.
+type Fetcher interface {
+	Fetch(ctx context.Context, uri string, w io.Writer) error
+}
+
+// remoteURI is G.9's test for a payload that carries a scheme; anything
+// else is a path relative to the node's folder.
+var remoteURI = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://`)
+
+// IsRemote reports whether a payload value is a URI (G.9) rather than a
+// local path.
+func IsRemote(payload string) bool { return remoteURI.MatchString(payload) }
+
+// Scheme returns the scheme of a remote payload URI ("s3" for
+// s3://bucket/key), or "" when the value is a local path.
+func Scheme(uri string) string {
+	m := remoteURI.FindString(uri)
+	return strings.TrimSuffix(m, "://")
+}
+
+// Registry maps a URI scheme ("file", "s3") to the Fetcher that serves it.
+// It is itself a Fetcher. Like an http.Header, it is safe for concurrent
+// reads but not for changes made while it is in use.
+type Registry map[string]Fetcher
+
+// DefaultRegistry serves file:// with an unconfined [FileFetcher] and
+// s3:// with an [S3Fetcher] configured from the environment on first use
+// (see [S3ConfigFromEnv]).
+func DefaultRegistry() Registry {
+	return Registry{"file": FileFetcher{}, "s3": &S3Fetcher{}}
+}
+
+// Fetch hands uri to the fetcher of its scheme. A scheme nobody serves
+// answers a *SchemeError.
+func (r Registry) Fetch(ctx context.Context, uri string, w io.Writer) error {
+	scheme := Scheme(uri)
+	f, ok := r[scheme]
+	if !ok || f == nil {
+		return &SchemeError{URI: uri, Scheme: scheme, Served: slices.Sorted(maps.Keys(r))}
+	}
+	return f.Fetch(ctx, uri, w)
+}
+
+// SchemeError is a payload URI that no fetcher serves: an unknown scheme,
+// a scheme whose client is not configured, or no scheme at all.
+type SchemeError struct {
+	URI    string
+	Scheme string   // "" when the value carries none
+	Served []string // the schemes that are served, sorted
+}
+
+// Error says which scheme is not served and which are.
+func (e *SchemeError) Error() string {
+	if e.Scheme == "" {
+		return fmt.Sprintf("payload: %q is not a payload URI (scheme://...)", e.URI)
+	}
+	return fmt.Sprintf("payload: no fetcher for scheme %q (served: %s)", e.Scheme, strings.Join(e.Served, ", "))
+}
+
+// HashError is a fetched payload whose sha256 is not the passport's
+// payload_hash. The bytes are discarded.
+type HashError struct {
+	URI  string
+	Want string // payload_hash, sha256 hex
+	Got  string // sha256 hex of the bytes fetched
+}
+
+// Error names the URI and both hashes.
+func (e *HashError) Error() string {
+	return fmt.Sprintf("payload: %s has sha256 %s, but payload_hash is %s", e.URI, e.Got, e.Want)
+}
+
+// ctxWriter stops a copy when its context ends: fetchers that stream from
+// a local file or a body that ignores the context still stop within one
+// buffer.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
