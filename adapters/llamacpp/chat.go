@@ -1,0 +1,161 @@
+package llamacpp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/monkeyllm/vine/gardener"
+)
+
+// Reply is one whole chat completion.
+type Reply struct {
+	// Content is the answer with every reasoning block removed.
+	Content string
+	// FinishReason is the server's: "stop", "length", or another value.
+	FinishReason string
+	// Truncated is set when the reply was cut at max_tokens, or when an
+	// unclosed <think> block left no answer: either way Content is not a
+	// whole answer and must not be stored as one.
+	Truncated bool
+	// ReasoningStripped is set when reasoning was removed from Content
+	// (<think> blocks) or arrived beside it (reasoning_content).
+	ReasoningStripped bool
+	// Model is the model the server says answered.
+	Model string
+	// PromptTokens and CompletionTokens are the server's metered usage,
+	// zero when it sent none.
+	PromptTokens, CompletionTokens int
+}
+
+type chatRequest struct {
+	Model         string             `json:"model"`
+	Messages      []gardener.Message `json:"messages"`
+	MaxTokens     int                `json:"max_tokens,omitempty"`
+	Temperature   float64            `json:"temperature"`
+	Stream        bool               `json:"stream"`
+	StreamOptions streamOptions      `json:"stream_options"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// chatChunk is one streamed frame (chat.completion.chunk).
+type chatChunk struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// Complete sends one chat completion with stream: true and reads the
+// stream to its end. It returns a Reply only for a complete stream: the
+// terminal data: [DONE] after a finish reason. Anything less is a
+// *StreamError and no Reply. A reply cut at maxTokens is a complete
+// stream and comes back with Truncated set. maxTokens ≤ 0 leaves the
+// server's default.
+func (c *Client) Complete(ctx context.Context, msgs []gardener.Message, maxTokens int) (*Reply, error) {
+	x, err := c.post(ctx, "chat", "/chat/completions", chatRequest{
+		Model: c.model, Messages: msgs, MaxTokens: max(0, maxTokens), Temperature: c.temperature,
+		Stream: true, StreamOptions: streamOptions{IncludeUsage: true},
+	}, "text/event-stream")
+	if err != nil {
+		return nil, err
+	}
+	defer x.close()
+	if ct := x.resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		head, _ := io.ReadAll(io.LimitReader(x, 300))
+		return nil, x.fail(ErrMalformed, fmt.Sprintf("expected text/event-stream, got %q: %s", ct, clipText(string(head), 200)), nil)
+	}
+	return x.readChat()
+}
+
+// Chat implements gardener.Chat: the content of a complete reply, or a
+// *gardener.TruncatedError (errors.Is ErrTruncated) carrying the cut
+// content when the reply was truncated.
+func (c *Client) Chat(ctx context.Context, msgs []gardener.Message, maxTokens int) (string, error) {
+	r, err := c.Complete(ctx, msgs, maxTokens)
+	if err != nil {
+		return "", err
+	}
+	if r.Truncated {
+		return "", &gardener.TruncatedError{Partial: r.Content}
+	}
+	return r.Content, nil
+}
+
+// readChat consumes the event stream until data: [DONE].
+func (x *exchange) readChat() (*Reply, error) {
+	var (
+		content, reasoning strings.Builder
+		reply              Reply
+	)
+	sse := newSSEReader(x)
+	for {
+		ev, err := sse.next()
+		if err != nil {
+			return nil, x.readErr(err)
+		}
+		if ev.errText != "" || ev.name == "error" {
+			return nil, x.fail(ErrServer, clipText(ev.errText+ev.data, 300), nil)
+		}
+		if ev.data == "[DONE]" {
+			break
+		}
+		var ch chatChunk
+		if err := json.Unmarshal([]byte(ev.data), &ch); err != nil {
+			return nil, x.fail(ErrMalformed, "frame is not a JSON chunk: "+clipText(ev.data, 200), err)
+		}
+		if len(ch.Error) > 0 && string(ch.Error) != "null" {
+			return nil, x.fail(ErrServer, clipText(string(ch.Error), 300), nil)
+		}
+		reply.absorb(&ch, &content, &reasoning)
+	}
+	if reply.FinishReason == "" {
+		return nil, x.fail(ErrIncomplete, "data: [DONE] arrived without a finish_reason", nil)
+	}
+	text, stripped, unclosed := stripThinking(content.String())
+	reply.Content = text
+	reply.ReasoningStripped = stripped || reasoning.Len() > 0
+	reply.Truncated = reply.FinishReason == "length" || (unclosed && strings.TrimSpace(text) == "")
+	return &reply, nil
+}
+
+// absorb folds one chunk of the first choice into the reply.
+func (r *Reply) absorb(ch *chatChunk, content, reasoning *strings.Builder) {
+	if ch.Model != "" {
+		r.Model = ch.Model
+	}
+	if ch.Usage != nil {
+		r.PromptTokens, r.CompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+	}
+	for _, choice := range ch.Choices {
+		if choice.Index != 0 {
+			continue // one completion is asked for; others are not this reply
+		}
+		if d := choice.Delta.Content; d != nil {
+			content.WriteString(*d)
+		}
+		if d := choice.Delta.ReasoningContent; d != nil {
+			reasoning.WriteString(*d)
+		}
+		if f := choice.FinishReason; f != nil && *f != "" {
+			r.FinishReason = *f
+		}
+	}
+}
+
+var _ gardener.Chat = (*Client)(nil)
