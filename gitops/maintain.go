@@ -24,7 +24,9 @@ func (r *Repo) GCAuto(ctx context.Context) string {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	cmd := exec.CommandContext(ctx, bin, "-C", r.root, "gc", "--auto", "--quiet")
+	// autoDetach=false: a detached gc would go on packing after the lock
+	// is released, racing the next commit.
+	cmd := exec.CommandContext(ctx, bin, "-C", r.root, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
 	if err := cmd.Run(); err != nil {
 		return GCUnavailable
 	}
