@@ -54,6 +54,7 @@ func (v *Vine) LookBatch(ctx context.Context, ids []string, opt LookOptions) (*L
 		return nil, errBatchSize("look", len(ids), MaxBatchLook)
 	}
 	res := &LookBatchResult{Nodes: []*Digest{}, Missing: []string{}, Dropped: []string{}}
+	ctx = withLookGauntlet(ctx, opt) // one Gauntlet goal for every digest (look.go)
 	want := newLookWant(opt.Fields)
 	for _, id := range batchUniqueIDs(ids) {
 		rec, err := v.resolve(ctx, id)

@@ -72,6 +72,7 @@ func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, 
 			"served primitives: "+strings.Join(names, ", "))
 	}
 	p := table[i]
+	ctx = withCallShares(ctx) // this call's embed_ms and dense_ms (Part D)
 	defer func() {
 		if r := recover(); r != nil {
 			v.log.Error("primitive panicked", "primitive", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
@@ -120,8 +121,8 @@ func (r *LocateResult) nodeIDs() []string {
 }
 
 // denseRanker is the dense leg of hybrid entry search (K.3), filled by the
-// Canopy layer. Its methods are exported so an implementation may live in
-// another package of the module.
+// Canopy layer (canopyDense); tests substitute their own. Its methods are
+// exported so an implementation may live in another package of the module.
 type denseRanker interface {
 	// State is the layer's readiness (K.4): "active", "no-embedder",
 	// "no-index" or "model-mismatch". Only "active" fuses.
@@ -130,10 +131,6 @@ type denseRanker interface {
 	// embedded on a read) and returns up to n node ids, nearest first.
 	Nearest(ctx context.Context, query string, n int) ([]string, error)
 }
-
-// denseLayer is the forest's dense layer, nil while the engine has none:
-// a hybrid call then answers lexically with hybrid_reason "no-embedder".
-func (v *Vine) denseLayer() denseRanker { return nil }
 
 var locateSignature = Signature{
 	Name: "locate",
@@ -191,6 +188,9 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	if err != nil {
 		return nil, err
 	}
+	// Every locate names the session's goal for the Gauntlet (K.2); the
+	// text is kept, its embedding waits for the first hop that ranks.
+	v.canopy.goals.set(v.sessionOf(ctx), query)
 	cands, err := v.locateCandidates(ctx, q.filter, locateTerms(query), q.pool)
 	if err != nil {
 		return nil, err
@@ -509,11 +509,16 @@ func (v *Vine) fuseDense(ctx context.Context, query string, q locateQuery, lex [
 	if state != "active" {
 		return lex, false, state, nil
 	}
+	shares := sharesOf(ctx)
+	start, embedBefore := time.Now(), shares.embedSoFar()
 	ids, err := dense.Nearest(ctx, query, q.pool)
 	if err != nil {
 		v.log.Warn("dense leg failed; answering lexically", "err", err)
 		return lex, false, state, nil
 	}
+	// The dense share is the whole leg but the query's embedding, which
+	// Nearest charged to the embed share (v0.71: kept apart).
+	defer func() { shares.addDense(time.Since(start) - (shares.embedSoFar() - embedBefore)) }()
 	inPool := make(map[string]bool, len(lex))
 	for _, c := range lex {
 		inPool[c.id] = true

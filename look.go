@@ -30,11 +30,15 @@ type LookOptions struct {
 	Fields []string
 
 	// Gauntlet false opts the call out of goal-ordered edges; nil or true
-	// means on when the dense layer is ready (it never is in this engine
-	// yet, so edges are heat-ordered and no frontier key appears).
+	// means on when the dense layer is ready (an embedder is bound and an
+	// index of its model exists, K.1). Ranked edges are ordered by
+	// proximity to the goal before the cap and the budget, and the digest
+	// carries a frontier. Otherwise edges are heat-ordered and the digest
+	// is byte for byte what a forest without the layer answers.
 	Gauntlet *bool
 
-	// Toward overrides the session goal for this call's Gauntlet.
+	// Toward overrides the session goal (the latest locate query) for this
+	// call's Gauntlet.
 	Toward string
 }
 
@@ -67,6 +71,7 @@ type Digest struct {
 	Coverage    *DigestCoverage // branches with a parseable coverage
 	EdgesOut    []DigestEdgeOut
 	EdgesIn     []DigestEdgeIn
+	Frontier    *Frontier // set when the Gauntlet ordered the edges
 
 	QueryManual    *DigestQueryManual // sqlite datasets with a reachable payload
 	SampleRows     *DigestSampleRows
@@ -155,6 +160,7 @@ const (
 	dkCoverage
 	dkEdgesOut
 	dkEdgesIn
+	dkFrontier
 	dkQueryManual
 	dkSampleRows
 	dkNotes
@@ -195,6 +201,7 @@ var digestKeys = [dkCount]struct {
 	{"coverage", func(d *Digest) any { return d.Coverage }},
 	{"edges_out", func(d *Digest) any { return listOrEmpty(d.EdgesOut) }},
 	{"edges_in", func(d *Digest) any { return listOrEmpty(d.EdgesIn) }},
+	{"frontier", func(d *Digest) any { return d.Frontier }},
 	{"query_manual", func(d *Digest) any { return d.QueryManual }},
 	{"sample_rows", func(d *Digest) any { return d.SampleRows }},
 	{"notes", func(d *Digest) any { return d.Notes }},
@@ -274,12 +281,49 @@ var lookClipKeys = []string{"outline", "children", "edges_in", "edges_out", "sam
 // one E_NOT_FOUND. The catalog serves every field but cross_trails, notes
 // and example_queries, which only the node's body holds, and the dataset
 // map, which only its payload holds; those are read only when wanted.
+//
+// When the Gauntlet applies (see LookOptions), edges_out and edges_in are
+// ordered by proximity to the goal and the digest carries frontier.
 func (v *Vine) Look(ctx context.Context, id string, opt LookOptions) (*Digest, error) {
 	rec, err := v.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return v.digest(ctx, rec, newLookWant(opt.Fields))
+	return v.digest(withLookGauntlet(ctx, opt), rec, newLookWant(opt.Fields))
+}
+
+// lookGauntlet carries a look call's Gauntlet options to every digest it
+// builds (one for a single id, up to ten for a list), and resolves the
+// goal once for all of them.
+type lookGauntlet struct {
+	off    *bool
+	toward string
+	once   sync.Once
+	g      *gauntlet
+}
+
+type lookGauntletKey struct{}
+
+// withLookGauntlet returns a context carrying opt's Gauntlet options.
+func withLookGauntlet(ctx context.Context, opt LookOptions) context.Context {
+	return context.WithValue(ctx, lookGauntletKey{}, &lookGauntlet{off: opt.Gauntlet, toward: opt.Toward})
+}
+
+// lookRanking is the Gauntlet of a digest, nil when it does not apply. A
+// digest consults it only when its fields include a frontier (none given,
+// or edges_out, edges_in or frontier): look(fields=["summary"]) costs no
+// embedding. A digest built without look options in its context ranks by
+// the defaults: on when ready, toward the session goal.
+func (v *Vine) lookRanking(ctx context.Context, want lookWant) *gauntlet {
+	if !want.has("edges_out") && !want.has("edges_in") && !want.has("frontier") {
+		return nil
+	}
+	lg, _ := ctx.Value(lookGauntletKey{}).(*lookGauntlet)
+	if lg == nil {
+		return v.gauntletFor(ctx, nil, "")
+	}
+	lg.once.Do(func() { lg.g = v.gauntletFor(ctx, lg.off, lg.toward) })
+	return lg.g
 }
 
 // lookWant is the fields filter: nil keeps everything.
@@ -361,7 +405,16 @@ func passportDay(s string) string {
 // digestEdges fills edges_out, edges_in and stats (C.2 §2.3): lists ordered
 // by neighbour heat, stable over catalog order, capped at 12; the degree
 // counts every edge before the cap.
+//
+// When the Gauntlet applies the lists are ordered by goal proximity, heat
+// breaking near-ties, before the cap, and the digest carries frontier
+// (kept whatever fields says: it explains the order, spec 02 §10 item 21).
 func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, want lookWant) error {
+	g := v.lookRanking(ctx, want)
+	if g != nil {
+		d.Frontier = g.frontier()
+		d.keys.add(dkFrontier)
+	}
 	wantOut, wantIn, wantStats := want.has("edges_out"), want.has("edges_in"), want.has("stats")
 	if !wantOut && !wantIn && !wantStats {
 		return nil
@@ -386,12 +439,12 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 	}
 	heat := v.heat(ctx, ids)
 	if wantOut {
-		if err := v.digestEdgesOut(ctx, rec.Edges, heat, d); err != nil {
+		if err := v.digestEdgesOut(ctx, rec.Edges, heat, g, d); err != nil {
 			return err
 		}
 	}
 	if wantIn {
-		d.EdgesIn = digestEdgesIn(v.Dialect(), ins, heat)
+		d.EdgesIn = digestEdgesIn(v.Dialect(), ins, heat, g)
 		d.keys.add(dkEdgesIn)
 	}
 	if wantStats {
@@ -401,9 +454,14 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 	return nil
 }
 
-func (v *Vine) digestEdgesOut(ctx context.Context, edges []catalog.Edge, heat map[string]float64, d *Digest) error {
+func (v *Vine) digestEdgesOut(ctx context.Context, edges []catalog.Edge, heat map[string]float64, g *gauntlet, d *Digest) error {
 	sorted := slices.Clone(edges)
-	slices.SortStableFunc(sorted, func(a, b catalog.Edge) int { return byHeatDesc(heat[a.Dst], heat[b.Dst]) })
+	if g != nil {
+		gauntletOrder(g, sorted, func(e catalog.Edge) string { return e.Dst },
+			func(e catalog.Edge) float64 { return heat[e.Dst] })
+	} else {
+		slices.SortStableFunc(sorted, func(a, b catalog.Edge) int { return byHeatDesc(heat[a.Dst], heat[b.Dst]) })
+	}
 	sorted = sorted[:min(len(sorted), MaxEdgesShown)]
 	ids := make([]string, len(sorted))
 	for i, e := range sorted {
@@ -422,9 +480,14 @@ func (v *Vine) digestEdgesOut(ctx context.Context, edges []catalog.Edge, heat ma
 	return nil
 }
 
-func digestEdgesIn(dialect *forest.Dialect, ins []catalog.InEdge, heat map[string]float64) []DigestEdgeIn {
+func digestEdgesIn(dialect *forest.Dialect, ins []catalog.InEdge, heat map[string]float64, g *gauntlet) []DigestEdgeIn {
 	sorted := slices.Clone(ins)
-	slices.SortStableFunc(sorted, func(a, b catalog.InEdge) int { return byHeatDesc(heat[a.Src], heat[b.Src]) })
+	if g != nil {
+		gauntletOrder(g, sorted, func(e catalog.InEdge) string { return e.Src },
+			func(e catalog.InEdge) float64 { return heat[e.Src] })
+	} else {
+		slices.SortStableFunc(sorted, func(a, b catalog.InEdge) int { return byHeatDesc(heat[a.Src], heat[b.Src]) })
+	}
 	sorted = sorted[:min(len(sorted), MaxEdgesShown)]
 	out := make([]DigestEdgeIn, len(sorted))
 	for i, e := range sorted {
@@ -672,7 +735,7 @@ var lookSignature = Signature{
 			Doc: "node id (exact path without .md), or a list of 1 to 10 ids"},
 		{Name: "fields", Type: TStringList,
 			Doc: "digest keys to return (id always comes back); empty or absent means all"},
-		{Name: "gauntlet", Type: TBoolean, Doc: "false: do not order edges by the session goal"},
+		{Name: "gauntlet", Type: TBoolean, Doc: "false: do not order edges by the session goal (they are ordered by it when the forest has a ready vector layer)"},
 		{Name: "toward", Type: TString, Doc: "goal text overriding the session goal for this call"},
 	},
 	ReadOnly:   true,

@@ -31,7 +31,10 @@ type MoveOptions struct {
 	Direction string
 
 	// Gauntlet false opts out of goal-ordered neighbours; nil or true
-	// means on when the dense layer is ready (never yet in this engine).
+	// means on when the dense layer is ready (an embedder is bound and an
+	// index of its model exists, K.1): neighbours are then ordered by
+	// proximity to the goal before the budget, and the answer carries a
+	// frontier. Otherwise the answer is byte for byte the heat order.
 	Gauntlet *bool
 
 	// Toward overrides the session goal for this call's Gauntlet.
@@ -43,6 +46,8 @@ type MoveOptions struct {
 type Neighbors struct {
 	Neighbors []Neighbor `json:"neighbors"`
 	Truncated bool       `json:"truncated"`
+	// Frontier is set when the Gauntlet ordered the neighbours.
+	Frontier *Frontier `json:"frontier,omitempty"`
 }
 
 // Neighbor is one node at the other end of an edge (or a child). Rel is
@@ -67,7 +72,8 @@ func (n *Neighbors) nodeIDs() []string {
 }
 
 // Move lists the neighbours of one node from the catalog alone (no file is
-// opened), within 600 tokens, cut from the tail.
+// opened), hottest first — or nearest the goal first when the Gauntlet
+// applies (see MoveOptions) — within 600 tokens, cut from the tail.
 func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors, error) {
 	dir := opt.Direction
 	if dir == "" {
@@ -91,6 +97,10 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	}
 	slices.SortStableFunc(list, func(a, b Neighbor) int { return byHeatDesc(a.Heat, b.Heat) })
 	res := &Neighbors{Neighbors: listOrEmpty(list)}
+	if g := v.gauntletFor(ctx, opt.Gauntlet, opt.Toward); g != nil {
+		gauntletOrder(g, res.Neighbors, func(n Neighbor) string { return n.ID }, func(n Neighbor) float64 { return n.Heat })
+		res.Frontier = g.frontier()
+	}
 	if budget.ShrinkTail(&res.Neighbors, BudgetMove, func() any { return res }) > 0 {
 		res.Truncated = true
 	}

@@ -67,6 +67,7 @@ func (v *Vine) trace(ctx context.Context, ev Event, args []byte, result any) {
 		TokensIn: budget.EstimateTokens(string(args)), TokensOut: budget.EstimatePayloadTokens(result),
 		ElapsedMS: float64(ev.Duration.Microseconds()) / 1000,
 	}
+	e.EmbedMS, e.DenseMS = sharesOf(ctx).millis()
 	if ev.NodeID != "" {
 		id := ev.NodeID
 		e.ID = &id

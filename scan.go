@@ -58,12 +58,16 @@ type ScanOptions struct {
 	// lists by heat.
 	After *string
 
-	// Gauntlet and Toward ask for Part K ranking of the listing. Without a
-	// ready dense layer (an embedder and an index built by the same model)
-	// they change nothing: the order stays heat then id and the response
-	// carries no frontier, byte for byte what the call answers without
-	// them (K.1). Combined with After they are refused (E_SCHEMA): an
-	// enumeration has one order, and a ranked page cannot be resumed.
+	// Gauntlet and Toward ask for Part K ranking of the listing. Without
+	// After, a ranked listing is the default once the dense layer is ready
+	// (an embedder and an index built by the same model): the whole scope
+	// is ordered by proximity to the goal — Toward, or the session's
+	// latest locate query — heat breaking near-ties, before the limit and
+	// the budget, and the response carries a frontier. Gauntlet false opts
+	// out. Without a ready layer they change nothing: the order stays heat
+	// then id, byte for byte what the call answers without them (K.1).
+	// Combined with After they are refused (E_SCHEMA): an enumeration has
+	// one order, and a ranked page cannot be resumed.
 	Gauntlet *bool
 	Toward   string
 
@@ -94,11 +98,13 @@ type ScanFilter map[string]any
 // ScanResult is the answer of Scan. Meta fields are present on every
 // response: Total counts the whole scope before cursor, limit and budget.
 type ScanResult struct {
-	Nodes     []ScanItem  `json:"nodes"`
-	Truncated bool        `json:"truncated"`
-	Window    *WindowEcho `json:"window,omitempty"`
-	Total     int         `json:"total"`
-	Returned  int         `json:"returned"`
+	Nodes     []ScanItem `json:"nodes"`
+	Truncated bool       `json:"truncated"`
+	// Frontier is set when the Gauntlet ordered the listing.
+	Frontier *Frontier   `json:"frontier,omitempty"`
+	Window   *WindowEcho `json:"window,omitempty"`
+	Total    int         `json:"total"`
+	Returned int         `json:"returned"`
 	// Next is the cursor of the following page: only in enumeration mode
 	// and only when this page left something.
 	Next string `json:"next,omitempty"`
@@ -434,13 +440,17 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 	q.add(w.SQL(""))
 	q.add(filterSQL, filterArgs)
 
-	return v.scanList(ctx, q, fields, opt.After, limit, w)
+	var g *gauntlet // an enumeration keeps its one order
+	if opt.After == nil {
+		g = v.gauntletFor(ctx, opt.Gauntlet, opt.Toward)
+	}
+	return v.scanList(ctx, q, fields, opt.After, limit, w, g)
 }
 
 // scanList reads one page of the candidates q selects, count, page and
-// rows from one snapshot: ranked by heat, or after the cursor when after
-// is set.
-func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after *string, limit int, w window.Window) (*ScanResult, error) {
+// rows from one snapshot: ranked by heat (by the Gauntlet when g is not
+// nil), or after the cursor when after is set.
+func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after *string, limit int, w window.Window, g *gauntlet) (*ScanResult, error) {
 	tx, err := v.cat.DB().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -452,7 +462,7 @@ func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after
 	if after != nil {
 		ids, res.Total, err = v.scanCursorIDs(ctx, tx, q, *after, limit+1)
 	} else {
-		ids, res.Total, heat, err = v.scanRankedIDs(ctx, tx, q)
+		ids, res.Total, heat, err = v.scanRankedIDs(ctx, tx, q, g)
 	}
 	if err != nil {
 		return nil, err
@@ -461,6 +471,9 @@ func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after
 	ids = ids[:min(limit, len(ids))]
 	if after != nil && slices.Contains(fields, "heat") {
 		heat = v.heat(ctx, ids)
+	}
+	if g != nil {
+		res.Frontier = g.frontier()
 	}
 	if w.Active() {
 		if err := v.scanWindowFacts(ctx, w, res); err != nil {
@@ -733,9 +746,10 @@ func (v *Vine) scanQueryer(ctx context.Context, tx *sql.Tx, cacheable bool, quer
 }
 
 // scanRankedIDs counts the scope and ranks all of it: heat descending
-// from one batched heat read, ties in id order. The count and the ids come
-// back as one aggregated row rather than stepped out row by row.
-func (v *Vine) scanRankedIDs(ctx context.Context, tx *sql.Tx, q scanQuery) ([]string, int, map[string]float64, error) {
+// from one batched heat read, ties in id order, then by the Gauntlet when
+// g is not nil. The count and the ids come back as one aggregated row
+// rather than stepped out row by row.
+func (v *Vine) scanRankedIDs(ctx context.Context, tx *sql.Tx, q scanQuery, g *gauntlet) ([]string, int, map[string]float64, error) {
 	ids, total, err := v.scanIDs(ctx, tx, q.cacheable,
 		"SELECT count(*), json_group_array(id ORDER BY id) FROM nodes WHERE "+q.where(), q.args...)
 	if err != nil {
@@ -744,6 +758,9 @@ func (v *Vine) scanRankedIDs(ctx context.Context, tx *sql.Tx, q scanQuery) ([]st
 	heat := v.heat(ctx, ids)
 	// Stable: equal heat keeps id order, the Go tie-break of C.6.
 	slices.SortStableFunc(ids, func(a, b string) int { return cmp.Compare(heat[b], heat[a]) })
+	if g != nil {
+		gauntletOrder(g, ids, func(id string) string { return id }, func(id string) float64 { return heat[id] })
+	}
 	return ids, total, heat, nil
 }
 

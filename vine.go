@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/monkeyllm/vine/canopy"
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
@@ -63,6 +64,11 @@ type Options struct {
 	// the forest's payload cache on first read (G.9). Nil means
 	// payload.DefaultRegistry(): file:// and s3:// (MONKEYLLM_S3_ENDPOINT).
 	Fetcher payload.Fetcher
+
+	// Embedder, when set, is the forest's embedder for the vector layer
+	// (Part K); SetEmbedder changes it later. It enables the Gauntlet once
+	// an index of its model exists, never hybrid entry search by itself.
+	Embedder canopy.Embedder
 }
 
 // Progress reports how far a long operation has come.
@@ -88,6 +94,8 @@ type Vine struct {
 	trails  *trails.Store  // heat (Part D)
 	tracer  *trails.Tracer // one event per call
 	session string         // the Vine's own session when a call names none
+
+	canopy *canopyLayer // the vector layer, inert without embedder and index
 
 	dialect atomic.Pointer[forest.Dialect]
 	cat     *catalog.Catalog
@@ -132,6 +140,7 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
 		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
 		fetcher: opt.Fetcher}
+	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()
 		return nil, err
@@ -166,6 +175,7 @@ func (v *Vine) open(ctx context.Context) error {
 		return fmt.Errorf("vine: open catalog: %w", err)
 	}
 	v.cat = cat
+	v.canopy.attach(cat)
 	empty, err := cat.Empty(ctx)
 	if err != nil {
 		return err

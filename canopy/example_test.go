@@ -1,0 +1,42 @@
+package canopy_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/monkeyllm/vine/canopy"
+)
+
+// Build an index of node texts with the deterministic Hash embedder and
+// find the nodes nearest a question.
+func ExampleBuild() {
+	ctx := context.Background()
+	e := canopy.NewHash("hash", 256)
+	nodes := []canopy.Node{
+		{ID: "concepts/tide", Title: "Tide", Summary: "Water rises and falls twice a day."},
+		{ID: "events/storm", Title: "Storm", Summary: "A storm closed the harbour."},
+		{ID: "sales/ledger", Title: "Ledger", Summary: "Fish sales by boat."},
+	}
+	ix, err := canopy.Build(ctx, e, nodes, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(canopy.Readiness(e, ix), ix.Len(), ix.Dim)
+
+	q, _ := e.Embed(ctx, []string{"when did the storm close the harbour"})
+	for _, h := range ix.Nearest(q[0], 1) {
+		fmt.Println(h.ID)
+	}
+	// Output:
+	// active 3 256
+	// events/storm
+}
+
+// A status is what every surface reports about the layer.
+func ExampleNewStatus() {
+	s := canopy.NewStatus(canopy.NewHash("hash", 8), nil, 12)
+	fmt.Println(s.State, s.Active, s.Stale)
+	// Output:
+	// no-index false 12
+}
