@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/ranger"
+)
+
+func init() {
+	register("ranger", command{"ranger   --forest DIR [--health] [--json] [--every SECONDS]", cmdRanger})
+}
+
+// rangerFlags are the options of vine ranger.
+type rangerFlags struct {
+	dir    string
+	health bool
+	json   bool
+	every  int
+}
+
+// cmdRanger runs one maintenance cycle (Part H) and prints its report;
+// --every repeats it until interrupted (service mode), re-reading
+// _meta/ranger.yaml each cycle; --health prints the read-only health
+// report alone, opening the forest read-only and writing nothing.
+func cmdRanger(ctx context.Context, args []string, e env) int {
+	var f rangerFlags
+	fs := flag.NewFlagSet("ranger", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&f.dir, "forest", "", "forest directory")
+	fs.BoolVar(&f.health, "health", false, "print the read-only health report only")
+	fs.BoolVar(&f.json, "json", false, "print JSON")
+	fs.IntVar(&f.every, "every", 0, "repeat the cycle every SECONDS until interrupted")
+	pos, err := parseAnywhere(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if msg := f.check(pos); msg != "" {
+		fmt.Fprintln(e.stderr, "vine ranger: "+msg)
+		return exitUsage
+	}
+	if f.health {
+		return rangerHealth(ctx, f, e)
+	}
+	return rangerRun(ctx, f, e)
+}
+
+// check returns what is wrong with the command line, or "".
+func (f rangerFlags) check(pos []string) string {
+	switch {
+	case len(pos) > 0:
+		return fmt.Sprintf("takes no arguments besides flags, got %q", strings.Join(pos, " "))
+	case f.dir == "":
+		return "--forest DIR is required"
+	case f.every < 0:
+		return fmt.Sprintf("--every got %d, expected a number of seconds of at least 1", f.every)
+	case f.health && f.every > 0:
+		return "--health is one read-only report; --every repeats the maintenance cycle"
+	}
+	return ""
+}
+
+func rangerHealth(ctx context.Context, f rangerFlags, e env) int {
+	v, err := vine.Open(ctx, f.dir, &vine.Options{ReadOnly: true})
+	if err != nil {
+		return fail(e.stdout, "ranger", err)
+	}
+	defer v.Close()
+	r, err := ranger.New(v)
+	if err != nil {
+		return fail(e.stdout, "ranger", err)
+	}
+	h, err := r.Health(ctx)
+	if err != nil {
+		return fail(e.stdout, "ranger", err)
+	}
+	if f.json {
+		return printJSON(e.stdout, h)
+	}
+	printHealth(e.stdout, h)
+	return exitOK
+}
+
+// rangerRun holds the writer for as long as it runs: one cycle, or every
+// cycle of service mode. In service mode a failed cycle is reported and
+// the next one still runs; an interrupt ends it with exit 0.
+func rangerRun(ctx context.Context, f rangerFlags, e env) int {
+	bar := newProgressBar(e.stderr)
+	v, err := vine.Open(ctx, f.dir, nil)
+	if err != nil {
+		return fail(e.stdout, "ranger", err)
+	}
+	defer v.Close()
+	for {
+		code := rangerCycle(ctx, v, f, bar, e)
+		if f.every == 0 {
+			return code
+		}
+		select {
+		case <-ctx.Done():
+			return exitOK
+		case <-time.After(time.Duration(f.every) * time.Second):
+		}
+	}
+}
+
+func rangerCycle(ctx context.Context, v *vine.Vine, f rangerFlags, bar *progressBar, e env) int {
+	r, err := ranger.New(v, ranger.WithProgress(bar.update))
+	if err != nil {
+		return fail(e.stdout, "ranger", err)
+	}
+	rep, err := r.Run(ctx)
+	bar.done()
+	if err != nil {
+		return fail(e.stdout, "ranger", err)
+	}
+	if f.json {
+		return printJSON(e.stdout, rep)
+	}
+	printReport(e.stdout, rep)
+	return exitOK
+}
+
+func printReport(w io.Writer, rep *ranger.Report) {
+	ev := rep.Evaporation
+	fmt.Fprintf(w, "evaporation: %d decayed, %d removed, %d stale sessions cleared\n",
+		ev.Decayed, ev.Removed, ev.StaleSessionsCleared)
+	fmt.Fprintf(w, "payload cache: %d evicted, %d bytes kept\n", rep.PayloadCache.Evicted, rep.PayloadCache.KeptBytes)
+	l := rep.Links
+	fmt.Fprintf(w, "links: %d promoted, %d pruned, %d refused\n", len(l.Promoted), len(l.Pruned), len(l.Refused))
+	printItems(w, "promoted ", l.Promoted)
+	printItems(w, "pruned ", l.Pruned)
+	printItems(w, "refused ", l.Refused)
+	state := "unchanged"
+	if rep.Landmarks.Changed {
+		state = "refreshed"
+	}
+	fmt.Fprintf(w, "landmarks: %d (%s)\n", rep.Landmarks.Landmarks, state)
+	fmt.Fprintf(w, "gc: %s\n", rep.GC)
+	fmt.Fprintln(w, "health:")
+	printHealth(w, rep.Health)
+}
+
+func printHealth(w io.Writer, h *ranger.Health) {
+	for _, l := range []struct {
+		name string
+		ids  []string
+	}{
+		{"needs_split", h.NeedsSplit}, {"fat_nodes", h.FatNodes}, {"stale_passports", h.StalePassports},
+		{"changed_sources", h.ChangedSources}, {"needs_description", h.NeedsDescription},
+		{"orphans", h.Orphans}, {"missing_payloads", h.MissingPayloads}, {"payload_drift", h.PayloadDrift},
+	} {
+		fmt.Fprintf(w, "  %s: %d\n", l.name, len(l.ids))
+		printItems(w, "  ", l.ids)
+	}
+	fmt.Fprintf(w, "  broken_wikilinks: %d\n", len(h.BrokenWikilinks))
+	for _, b := range h.BrokenWikilinks {
+		fmt.Fprintf(w, "    %s -> [[%s]]\n", b.ID, b.Target)
+	}
+	fmt.Fprintf(w, "  lint: %d errors, %d warnings (vine validate lists them)\n", h.Lint.Errors, h.Lint.Warnings)
+	fmt.Fprintf(w, "  uncertain_links: %s\n", confidenceCounts(h.UncertainLinks))
+	fmt.Fprintf(w, "  heat: %d rows, max %g, mean %g\n", h.Heat.Rows, h.Heat.Max, h.Heat.Mean)
+	fmt.Fprintf(w, "  lock: %s%s\n", h.Lock.State, holder(h))
+}
+
+// printItems lists items one a line, indented, each after prefix.
+func printItems(w io.Writer, prefix string, items []string) {
+	for _, it := range items {
+		fmt.Fprintf(w, "  %s%s\n", prefix, it)
+	}
+}
+
+func confidenceCounts(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d at %s", m[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func holder(h *ranger.Health) string {
+	c := h.Lock.Holder
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d on %s since %s)", c.PID, c.Host, c.Since)
+}
