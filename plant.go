@@ -2,6 +2,7 @@ package vine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/trust"
 )
 
 // MaxBatchPlant is the most nodes one batch plant takes (C.7.4).
@@ -24,6 +26,13 @@ type PlantOptions struct {
 	// DryRun runs every check of the real plant and writes nothing; a
 	// failure lists every determinable problem (C.7.3).
 	DryRun bool
+
+	// Adopted is the Gardener's trusted-ingest grant (G.2.5): it drops the
+	// two C.7.1 count limits and the C.7.5 media payload check, and
+	// nothing else. Only code inside this module can construct a grant,
+	// and the wire decoder never fills it: the plant signature has no such
+	// parameter, so a request naming one is refused as unknown.
+	Adopted trust.Grant `json:"-"`
 }
 
 // PlantResult answers a single-node plant. Created is on every result;
@@ -62,14 +71,14 @@ type plantOptions struct {
 // commits both in one commit (C.7). Every check runs before the first
 // write; a refusal leaves the forest byte-identical.
 func (v *Vine) Plant(ctx context.Context, spec NodeSpec, opt PlantOptions) (*PlantResult, error) {
-	return v.plantOne(ctx, spec, plantOptions{PlantOptions: opt})
+	return v.plantOne(ctx, spec, plantOptions{PlantOptions: opt, adopted: opt.Adopted.Adopted()})
 }
 
 // PlantBatch plants up to 20 nodes as one write: every node is rehearsed
 // against the forest plus the earlier nodes of the batch (a branch and its
 // children may share a batch), then all land in one commit, or none does.
 func (v *Vine) PlantBatch(ctx context.Context, specs []NodeSpec, opt PlantOptions) (*PlantBatchResult, error) {
-	return v.plantBatch(ctx, specs, plantOptions{PlantOptions: opt})
+	return v.plantBatch(ctx, specs, plantOptions{PlantOptions: opt, adopted: opt.Adopted.Adopted()})
 }
 
 // plan is a batch in the making: the nodes it creates and the indexes it
@@ -462,7 +471,7 @@ func runPlant(ctx context.Context, v *Vine, a Args) (any, error) {
 	}
 	opt := PlantOptions{IfAbsent: a.Bool("if_absent"), DryRun: a.Bool("dry_run")}
 	if !a.IsList("node") {
-		spec, err := decodeNodeSpec("node", a.Raw("node"))
+		spec, err := decodeWireNode("node", a.Raw("node"))
 		if err != nil {
 			return nil, err
 		}
@@ -471,11 +480,26 @@ func runPlant(ctx context.Context, v *Vine, a Args) (any, error) {
 	items := a.RawItems("node")
 	specs := make([]NodeSpec, 0, len(items))
 	for i, it := range items {
-		spec, err := decodeNodeSpec(fmt.Sprintf("node[%d]", i), it)
+		spec, err := decodeWireNode(fmt.Sprintf("node[%d]", i), it)
 		if err != nil {
 			return nil, err
 		}
 		specs = append(specs, spec)
 	}
 	return v.PlantBatch(ctx, specs, opt)
+}
+
+// decodeWireNode decodes one node of a wire plant. A node naming
+// "adopted" is refused rather than kept as custom frontmatter: trusted
+// ingest is a grant the Gardener holds, and a request that tries to carry
+// it is an error, never a relaxed guard (G.2.5).
+func decodeWireNode(field string, raw json.RawMessage) (NodeSpec, error) {
+	if members, err := orderedObject(raw); err == nil {
+		if _, ok := lookup(members, "adopted"); ok {
+			return NodeSpec{}, envelope.New(envelope.Schema,
+				fmt.Sprintf("plant: %s.adopted is not a plant parameter", field),
+				"trusted ingest is granted to the Gardener only; plant the node without it")
+		}
+	}
+	return decodeNodeSpec(field, raw)
 }

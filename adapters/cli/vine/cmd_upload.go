@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/monkeyllm/vine/gardener"
+)
+
+func init() {
+	register("upload", command{"upload   FILE... --forest DIR [--dest BRANCH] [--json]",
+		func(ctx context.Context, a []string, e env) int { return cmdUpload(ctx, a, e) }})
+}
+
+// cmdUpload sends files as bytes, the way a remote client would: each is
+// staged under its base name, planted or refreshed, and removed from the
+// staging folder once it landed. The files named stay where they are.
+func cmdUpload(ctx context.Context, args []string, e env) int {
+	f := newIngestFlags("upload", e.stderr, false)
+	pos, ok := f.parse(args, e.stderr)
+	if !ok {
+		return exitUsage
+	}
+	if len(pos) == 0 {
+		fmt.Fprintln(e.stderr, "vine upload: name at least one FILE")
+		return exitUsage
+	}
+	files := make([]gardener.UploadFile, len(pos))
+	for i, p := range pos {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "vine upload: %v\n", err)
+			return exitUsage
+		}
+		files[i] = gardener.UploadFile{Name: filepath.Base(p), Data: data}
+	}
+	r, err := openIngest(ctx, "upload", f, e)
+	if err != nil {
+		return fail(e.stdout, "upload", err)
+	}
+	rep, err := gardener.New(r.v, r.options()).Upload(ctx, files, f.dest)
+	return r.finish(rep, err)
+}

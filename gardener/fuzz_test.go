@@ -1,0 +1,138 @@
+package gardener
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// FuzzParseConfig: any bytes parse to a config or an E_SCHEMA refusal,
+// and a parsed config saves to text that parses to the same values.
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte("source_root: /srv\ndest: handbook\nignore: ['~$*']\naliases: {back-end: BE}\ncontent: cached\n"))
+	f.Add([]byte("curation:\n  default_tags: [a]\n  directives: x\nextra: {a: [1, 2]}\n"))
+	f.Add([]byte("- 1\n- 2"))
+	f.Add([]byte("{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseConfig(data)
+		if err != nil {
+			if envelope.CodeOf(err) != envelope.Schema {
+				t.Fatalf("refusal is not E_SCHEMA: %v", err)
+			}
+			return
+		}
+		out, err := c.Marshal()
+		if err != nil {
+			return // an exotic value the encoder cannot write back; never a panic
+		}
+		back, err := ParseConfig(out)
+		if err != nil {
+			t.Fatalf("saved config does not parse: %v\n%s", err, out)
+		}
+		if back.SourceRoot != c.SourceRoot || back.Dest != c.Dest || back.Content != c.Content ||
+			back.Archive != c.Archive || !slices.Equal(back.Ignore, c.Ignore) {
+			t.Fatalf("round trip changed the config: %+v vs %+v", c, back)
+		}
+	})
+}
+
+// FuzzDeriveSummary: whatever the text and title, the summary passes A.4
+// (a fallback included: it is planted as is).
+func FuzzDeriveSummary(f *testing.F) {
+	f.Add("Title", "# H\n\nOne sentence. Two! Three?")
+	f.Add("", "**bold** [link](x) ![img](y) `code`")
+	f.Add(strings.Repeat("t", 300), strings.Repeat("word ", 200))
+	f.Add("x", "This document describes nothing.")
+	f.Fuzz(func(t *testing.T, title, body string) {
+		if !utf8.ValidString(title) || !utf8.ValidString(body) {
+			return // converters hand over valid UTF-8
+		}
+		if s := DeriveSummary(title, body); forest.ValidateSummary(s) != nil {
+			t.Fatalf("summary %q breaks A.4", s)
+		}
+		if d := DatasetSummary(title, []string{"a", "b"}, map[string]int64{"a": 1}); forest.ValidateSummary(d) != nil {
+			t.Fatalf("dataset summary %q breaks A.4", d)
+		}
+	})
+}
+
+// FuzzDeriveAliases: derived aliases are never empty and never repeat.
+func FuzzDeriveAliases(f *testing.F) {
+	f.Add("back-end/291-provider-budget.md", "ADR-0002 Storage", "# INC-1")
+	f.Add("9router.md", "", "")
+	f.Add("a/b/c/0001_x.txt", "BE-1 BE-1", "")
+	f.Fuzz(func(t *testing.T, rel, title, body string) {
+		got := DeriveAliases(rel, title, body, map[string]string{"back-end": "API"})
+		seen := map[string]bool{}
+		for _, a := range got {
+			if a == "" || seen[a] {
+				t.Fatalf("alias list %q has an empty or repeated entry", got)
+			}
+			seen[a] = true
+		}
+		if n := leadingNumber(stem(rel)); n != "" && !slices.Contains(got, n) {
+			t.Fatalf("number %s of %q not among %q", n, rel, got)
+		}
+		merged, _ := unionAliases(nil, got)
+		if len(merged) > forest.MaxAliases {
+			t.Fatalf("union kept %d aliases", len(merged))
+		}
+	})
+}
+
+// FuzzCleanTags: every kept tag passes the rule, keys are unique, and
+// nothing but duplicates goes uncounted.
+func FuzzCleanTags(f *testing.F) {
+	f.Add("Orçamento,São-Paulo,two words,,x")
+	f.Add("Straße,STRASSE,cafe\u0301,café")
+	f.Fuzz(func(t *testing.T, list string) {
+		in := strings.Split(list, ",")
+		kept, dropped := CleanTags(in)
+		if len(kept) > forest.MaxTags || len(kept)+dropped > len(in) {
+			t.Fatalf("kept %d dropped %d of %d", len(kept), dropped, len(in))
+		}
+		keys := map[string]bool{}
+		for _, tag := range kept {
+			if forest.ValidateTag(tag) != nil || keys[forest.TagKey(tag)] {
+				t.Fatalf("kept %q breaks the rule or repeats", tag)
+			}
+			keys[forest.TagKey(tag)] = true
+		}
+	})
+}
+
+// FuzzUploadEntry: a staged name is accepted only when it stays under the
+// staging root, and a source URL only when it is http(s) without control
+// characters.
+func FuzzUploadEntry(f *testing.F) {
+	f.Add("report.pdf", "https://example.org/r")
+	f.Add("../x", "ftp://x")
+	f.Add(`a\..\..\b`, "http://a b")
+	f.Add("q1/sales.csv", "")
+	f.Fuzz(func(t *testing.T, name, url string) {
+		clean, err := stagedName(0, name)
+		if err == nil && (clean == "" || clean == "." || strings.HasPrefix(clean, "../") || clean == ".." ||
+			path.IsAbs(clean) || path.Clean(clean) != clean) {
+			t.Fatalf("name %q accepted as %q", name, clean)
+		}
+		if url == "" {
+			return
+		}
+		if err := checkSourceURL(0, url); err == nil {
+			if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") &&
+				!strings.HasPrefix(strings.ToLower(url), "http") {
+				t.Fatalf("url %q accepted", url)
+			}
+			for _, r := range url {
+				if r < 0x21 || r == 0x7f {
+					t.Fatalf("url %q with control characters accepted", url)
+				}
+			}
+		}
+	})
+}

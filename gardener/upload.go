@@ -1,0 +1,142 @@
+package gardener
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// StagingDir is where uploads wait, relative to the forest root: inside
+// the derived layer, so staged bytes are never forest content.
+const StagingDir = forest.DerivedDir + "/uploads"
+
+// maxSourceURL bounds a declared source URL (J.8).
+const maxSourceURL = 2048
+
+// UploadFile is one file sent as bytes (J.8 upload).
+type UploadFile struct {
+	// Name is the staged path, relative, "/"-separated; it becomes the
+	// passport's source_path and decides the node id.
+	Name string
+	// Data are the file's bytes.
+	Data []byte
+	// SourceURL, optional, is where the file came from (http or https):
+	// it becomes the passport's origin and a provenance line under a
+	// markdown body.
+	SourceURL string
+}
+
+// UploadSteps validates every file, stages them under the forest's
+// _derived/uploads/, and prepares their sync (J.8.3): a file without a
+// passport is planted under dest, one with a passport refreshed, and each
+// staged file is removed once its document landed (Consumed); a file that
+// failed stays as the evidence. Nothing is recorded in the config. Every
+// refusal (E_SCHEMA naming the entry) comes before the first byte is
+// staged.
+func (g *Gardener) UploadSteps(ctx context.Context, files []UploadFile, dest string) (*Steps, error) {
+	if err := g.c.writable("upload"); err != nil {
+		return nil, err
+	}
+	names, urls, err := checkUploads(files)
+	if err != nil {
+		return nil, err
+	}
+	s := liveSink{v: g.c.v}
+	r, err := g.c.begin(ctx, s, "upload", dest)
+	if err != nil {
+		return nil, err
+	}
+	staging := filepath.Join(g.c.v.Dir(), filepath.FromSlash(StagingDir))
+	for i, f := range files {
+		if err := s.writeFile(filepath.Join(staging, filepath.FromSlash(names[i])), f.Data); err != nil {
+			return nil, fmt.Errorf("upload: stage %s: %w", names[i], err)
+		}
+	}
+	r.consume = true
+	return r.reconcileSteps(staging, names, urls)
+}
+
+// Upload stages the files and drains their sync: UploadSteps drained.
+func (g *Gardener) Upload(ctx context.Context, files []UploadFile, dest string) (*IngestReport, error) {
+	s, err := g.UploadSteps(ctx, files, dest)
+	if err != nil {
+		return nil, err
+	}
+	return s.Drain(ctx)
+}
+
+// checkUploads validates every entry before anything is staged and
+// returns the clean staged names and the provenance map.
+func checkUploads(files []UploadFile) ([]string, map[string]string, error) {
+	if len(files) == 0 {
+		return nil, nil, envelope.New(envelope.Schema, "upload: parameter 'files' is empty",
+			"send at least one {name, text | b64}")
+	}
+	names := make([]string, len(files))
+	urls := map[string]string{}
+	seen := map[string]int{}
+	for i, f := range files {
+		name, err := stagedName(i, f.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if j, dup := seen[name]; dup {
+			return nil, nil, entryErr(i, fmt.Sprintf("name %q repeats files[%d]", f.Name, j), "each file is sent once")
+		}
+		seen[name] = i
+		if f.SourceURL != "" {
+			if err := checkSourceURL(i, f.SourceURL); err != nil {
+				return nil, nil, err
+			}
+			urls[name] = f.SourceURL
+		}
+		names[i] = name
+	}
+	return names, urls, nil
+}
+
+// stagedName checks one name: non-empty, relative, resolving under the
+// staging root, and naming a file rather than a folder.
+func stagedName(i int, name string) (string, error) {
+	hint := "a name is a relative path such as report.pdf or q1/sales.csv"
+	if strings.TrimSpace(name) == "" {
+		return "", entryErr(i, "name is empty", hint)
+	}
+	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) || strings.ContainsRune(name, 0) {
+		return "", entryErr(i, fmt.Sprintf("name %q is absolute", name), hint)
+	}
+	clean := path.Clean(strings.ReplaceAll(name, `\`, "/"))
+	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || strings.HasSuffix(name, "/") {
+		return "", entryErr(i, fmt.Sprintf("name %q does not name a file under the staging folder", name), hint)
+	}
+	return clean, nil
+}
+
+// checkSourceURL: http or https, at most 2048 characters, no control or
+// space character.
+func checkSourceURL(i int, s string) error {
+	hint := "source_url is the http(s) address the file came from, percent-encoded"
+	if len(s) > maxSourceURL {
+		return entryErr(i, fmt.Sprintf("source_url is %d characters, at most %d", len(s), maxSourceURL), hint)
+	}
+	for _, r := range s {
+		if r < 0x21 || r == 0x7f {
+			return entryErr(i, fmt.Sprintf("source_url contains the control or space character %U", r), hint)
+		}
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return entryErr(i, fmt.Sprintf("source_url %q is not an http or https URL", s), hint)
+	}
+	return nil
+}
+
+func entryErr(i int, msg, hint string) error {
+	return envelope.New(envelope.Schema, fmt.Sprintf("upload: files[%d]: %s", i, msg), hint)
+}
