@@ -86,12 +86,15 @@ func (v *Vine) digestChildRows(ctx context.Context, id string) ([]digestRow, err
 	}
 	defer rows.Close()
 	var out []digestRow
+	sc := scopeOf(ctx)
 	for rows.Next() {
 		var r digestRow
 		if err := rows.Scan(&r.id, &r.typ, &r.summary); err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		if sc.in(r.id) {
+			out = append(out, r)
+		}
 	}
 	return out, rows.Err()
 }

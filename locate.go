@@ -188,6 +188,7 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	if err != nil {
 		return nil, err
 	}
+	q.filter.scope = scopeOf(ctx)
 	// Every locate names the session's goal for the Gauntlet (K.2); the
 	// text is kept, its embedding waits for the first hop that ranks.
 	v.canopy.goals.set(v.sessionOf(ctx), query)
@@ -215,6 +216,7 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	res.Results = make([]LocateHit, len(cands))
 	for i, c := range cands {
 		res.Results[i] = c.hit(q.outline)
+		res.Results[i].Trail = q.filter.scope.scrub(res.Results[i].Trail)
 	}
 	if budget.ShrinkTail(&res.Results, locateBudget, func() any { return res }) > 0 {
 		res.Truncated = true
@@ -295,9 +297,10 @@ func locateTerms(query string) []string {
 
 // locateFilter narrows candidates inside the search query.
 type locateFilter struct {
-	kind string // "", "branch" or "note"
-	typ  string // exact type, "" for any
-	win  window.Window
+	kind  string // "", "branch" or "note"
+	typ   string // exact type, "" for any
+	win   window.Window
+	scope *scope // the call's policy: candidates outside it never enter the pool
 }
 
 // sql renders the filter over the nodes alias m ("" and no arguments when
@@ -319,6 +322,11 @@ func (f locateFilter) sql() (string, []any) {
 		pred, wargs := f.win.SQL("m.")
 		conds = append(conds, pred)
 		args = append(args, wargs...)
+	}
+	if f.scope.restricted() {
+		pred, sargs := f.scope.sql("m.id")
+		conds = append(conds, pred)
+		args = append(args, sargs...)
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -468,7 +476,8 @@ func (v *Vine) locateWindowFacts(ctx context.Context, res *LocateResult, w windo
 // nodes the search ran over, and for a windowed call whether the window
 // was the reason. Counts and dates only, never content.
 func (v *Vine) locateExplainEmpty(ctx context.Context, res *LocateResult, w window.Window) error {
-	searched, err := v.countQuery(ctx, "SELECT count(*) FROM nodes")
+	where, args := andScope(ctx, "id", "1", nil)
+	searched, err := v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+where, args...)
 	if err != nil {
 		return err
 	}
@@ -516,6 +525,7 @@ func (v *Vine) fuseDense(ctx context.Context, query string, q locateQuery, lex [
 		v.log.Warn("dense leg failed; answering lexically", "err", err)
 		return lex, false, state, nil
 	}
+	ids = q.filter.scope.visible(ids) // hidden nodes hold no vector rank either
 	// The dense share is the whole leg but the query's embedding, which
 	// Nearest charged to the embed share (v0.71: kept apart).
 	defer func() { shares.addDense(time.Since(start) - (shares.embedSoFar() - embedBefore)) }()

@@ -422,10 +422,11 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 	var ins []catalog.InEdge
 	if wantIn || wantStats {
 		var err error
-		if ins, err = v.cat.InEdges(ctx, rec.ID); err != nil {
+		if ins, err = v.InEdges(ctx, rec.ID); err != nil {
 			return err
 		}
 	}
+	rec.Edges = visibleEdges(scopeOf(ctx), rec.Edges) // hidden targets: not shown, not counted
 	ids := []string{rec.ID}
 	if wantOut {
 		for _, e := range rec.Edges {
@@ -528,13 +529,22 @@ func (v *Vine) digestBranch(ctx context.Context, rec catalog.Record, d *Digest, 
 		if err != nil {
 			return err
 		}
-		if trails := forest.CrossTrails(body); len(trails) > 0 {
+		if trails := visibleTrails(scopeOf(ctx), forest.CrossTrails(body)); len(trails) > 0 {
 			d.CrossTrails = trails
 			d.keys.add(dkCrossTrails)
 		}
 	}
 	if want.has("coverage") {
-		if n, m, ok := forest.ParseCoverage(rec.Coverage); ok {
+		n, m, ok := forest.ParseCoverage(rec.Coverage)
+		if ok && scopeOf(ctx).restricted() {
+			// The declared numbers count hidden children too: recount
+			// what the caller can see.
+			var err error
+			if n, m, err = v.visibleCoverage(ctx, rec.ID); err != nil {
+				return err
+			}
+		}
+		if ok {
 			d.Coverage = &DigestCoverage{Notes: n, Branches: m}
 			d.keys.add(dkCoverage)
 		}

@@ -136,14 +136,15 @@ func (v *Vine) moveChildren(ctx context.Context, id string) ([]Neighbor, error) 
 func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir string) ([]Neighbor, error) {
 	var list []Neighbor
 	if dir != DirectionIn {
+		sc := scopeOf(ctx)
 		for _, e := range rec.Edges {
-			if rel == "" || e.Rel == rel {
+			if (rel == "" || e.Rel == rel) && sc.in(e.Dst) {
 				list = append(list, Neighbor{ID: e.Dst, Rel: e.Rel, Direction: DirectionOut})
 			}
 		}
 	}
 	if dir != DirectionOut {
-		ins, err := v.cat.InEdges(ctx, rec.ID)
+		ins, err := v.InEdges(ctx, rec.ID) // hidden sources are no neighbours
 		if err != nil {
 			return nil, err
 		}

@@ -71,6 +71,9 @@ type plantOptions struct {
 // commits both in one commit (C.7). Every check runs before the first
 // write; a refusal leaves the forest byte-identical.
 func (v *Vine) Plant(ctx context.Context, spec NodeSpec, opt PlantOptions) (*PlantResult, error) {
+	if err := plantInGrant(ctx, "node", spec); err != nil {
+		return nil, err
+	}
 	return v.plantOne(ctx, spec, plantOptions{PlantOptions: opt, adopted: opt.Adopted.Adopted()})
 }
 
@@ -78,6 +81,11 @@ func (v *Vine) Plant(ctx context.Context, spec NodeSpec, opt PlantOptions) (*Pla
 // against the forest plus the earlier nodes of the batch (a branch and its
 // children may share a batch), then all land in one commit, or none does.
 func (v *Vine) PlantBatch(ctx context.Context, specs []NodeSpec, opt PlantOptions) (*PlantBatchResult, error) {
+	for i, spec := range specs {
+		if err := plantInGrant(ctx, fmt.Sprintf("node[%d]", i), spec); err != nil {
+			return nil, err
+		}
+	}
 	return v.plantBatch(ctx, specs, plantOptions{PlantOptions: opt, adopted: opt.Adopted.Adopted()})
 }
 

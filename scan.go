@@ -437,6 +437,10 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 
 	q := scanQuery{cacheable: filterSQL == ""}
 	q.add(scanScope(rec.ID, opt.Recursive))
+	sc := scopeOf(ctx)
+	if sc.restricted() {
+		q.add(sc.sql("id")) // before count, page and cursor: totals see only visible nodes
+	}
 	q.add(w.SQL(""))
 	q.add(filterSQL, filterArgs)
 
@@ -444,7 +448,15 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 	if opt.After == nil {
 		g = v.gauntletFor(ctx, opt.Gauntlet, opt.Toward)
 	}
-	return v.scanList(ctx, q, fields, opt.After, limit, w, g)
+	res, err := v.scanList(ctx, q, fields, opt.After, limit, w, g)
+	if err == nil && sc.restricted() {
+		for i := range res.Nodes {
+			if res.Nodes[i].Trail != nil {
+				res.Nodes[i].Trail = sc.scrub(res.Nodes[i].Trail)
+			}
+		}
+	}
+	return res, err
 }
 
 // scanList reads one page of the candidates q selects, count, page and

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
 )
@@ -270,4 +271,88 @@ func (h sqlHost) under(s *scope, id string) sqlHost {
 		h.tables = t
 	}
 	return h
+}
+
+// visible keeps the ids the policy can see, in order.
+func (s *scope) visible(ids []string) []string {
+	if !s.restricted() {
+		return ids
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if s.in(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// scrub is visible for a trail: the ancestor indexes above the caller's
+// grant are not named (the empty trail stays an empty list).
+func (s *scope) scrub(trail []string) []string { return s.visible(trail) }
+
+// visibleEdges keeps the out-edges whose target the policy can see.
+func visibleEdges(s *scope, edges []catalog.Edge) []catalog.Edge {
+	if !s.restricted() {
+		return edges
+	}
+	out := make([]catalog.Edge, 0, len(edges))
+	for _, e := range edges {
+		if s.in(e.Dst) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// visibleTrails keeps the cross-trail lines that name no hidden node.
+func visibleTrails(s *scope, lines []string) []string {
+	if !s.restricted() {
+		return lines
+	}
+	out := []string{}
+	for _, l := range lines {
+		if !slices.ContainsFunc(forest.Wikilinks(l), func(id string) bool { return !s.in(id) }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// visibleCoverage counts a branch's visible direct children: notes, and
+// sub-branches (children whose id is an index).
+func (v *Vine) visibleCoverage(ctx context.Context, branch string) (notes, branches int, err error) {
+	rows, err := v.digestChildRows(ctx, branch)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, r := range rows {
+		if forest.IsIndex(r.id) {
+			branches++
+		} else {
+			notes++
+		}
+	}
+	return notes, branches, nil
+}
+
+// plantInGrant checks a node a scoped caller plants (J.3 §7.3), dry runs
+// included, before the engine sees it: the caller names the id, so one
+// outside the grant is E_FORBIDDEN naming the grant; a node without an id
+// cannot be placed under a grant at all.
+func plantInGrant(ctx context.Context, field string, spec NodeSpec) error {
+	s := scopeOf(ctx)
+	if !s.restricted() {
+		return nil
+	}
+	id := strings.Trim(strings.TrimSpace(spec.ID), "/")
+	if id == "" {
+		return envelope.New(envelope.Schema,
+			fmt.Sprintf("plant: %s.id is required under a scoped key", field),
+			"give the full id inside your grant, e.g. "+s.roots()[0][:len(s.roots()[0])-len(forest.RootIndexID)]+"new-note")
+	}
+	if !s.in(id) {
+		return s.outOfGrant("plant", field+".id", id)
+	}
+	return nil
 }

@@ -310,3 +310,86 @@ func TestScopedInEdgesAndRecordsHideHiddenNodes(t *testing.T) {
 	assert.Len(t, recs, 1)
 	assert.Contains(t, recs, "projects/roadmap-2027")
 }
+
+// TestScopedReadsNeverNameHiddenNodes walks every read that lists nodes
+// under a policy and checks no hidden id appears anywhere in the answer,
+// while the unscoped engine does show hidden ids for the same call.
+func TestScopedReadsNeverNameHiddenNodes(t *testing.T) {
+	v, _ := writableFixture(t)
+	ctx := context.Background()
+	// Links across the boundary, both ways.
+	_, err := v.Graft(ctx, "people/ana-ribeiro", GraftPatch{AddLinks: []Link{{Rel: "related-to", Target: "projects/roadmap-2027"}}})
+	require.NoError(t, err)
+	_, err = v.Graft(ctx, "projects/roadmap-2027", GraftPatch{AddLinks: []Link{{Rel: "related-to", Target: "people/ana-ribeiro"}}})
+	require.NoError(t, err)
+	sc := sc2(t, v)
+	calls := []struct{ name, args string }{
+		{"locate", `{"query":"harbour tide project roadmap people","k":20}`},
+		{"locate", `{"query":"tidewatch calibration","k":20}`},
+		{"sniff", `{"terms":["the"],"k":20}`},
+		{"scan", `{"parent_id":"projects/_index","recursive":true,"fields":["title","trail"]}`},
+		{"look", `{"id":"projects/roadmap-2027"}`},
+		{"look", `{"id":"projects/_index"}`},
+		{"move", `{"id":"projects/roadmap-2027","direction":"both"}`},
+		{"move", `{"id":"projects/_index","rel":"children"}`},
+		{"calendar", `{}`},
+		{"coverage", `{}`},
+	}
+	hidden := []string{"people/", "projects/tidewatch/", `"_index"`}
+	for _, c := range calls {
+		res, err := sc.Call(ctx, c.name, []byte(c.args))
+		require.NoError(t, err, "%s %s", c.name, c.args)
+		out, _ := json.Marshal(res)
+		for _, h := range hidden {
+			assert.NotContains(t, string(out), h, "%s %s leaks %s", c.name, c.args, h)
+		}
+	}
+	full, err := v.Call(ctx, "move", []byte(`{"id":"projects/roadmap-2027","direction":"both"}`))
+	require.NoError(t, err)
+	out, _ := json.Marshal(full)
+	assert.Contains(t, string(out), "people/ana-ribeiro", "the unscoped engine shows the link (the test has teeth)")
+
+	res, err := sc.Call(ctx, "scan", []byte(`{"parent_id":"projects/_index","recursive":true}`))
+	require.NoError(t, err)
+	visible := 0
+	rows, err := v.cat.DB().Query("SELECT id FROM nodes WHERE id > 'projects/' AND id < 'projects0' AND id != 'projects/_index'")
+	require.NoError(t, err)
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		if sc.InScope(id) {
+			visible++
+		}
+	}
+	require.NoError(t, rows.Close())
+	assert.Equal(t, visible, res.(*ScanResult).Total, "scan's total counts visible nodes only")
+
+	look, err := sc.Call(ctx, "look", []byte(`{"id":"projects/_index","fields":["coverage"]}`))
+	require.NoError(t, err)
+	cov := look.(*Digest).Coverage
+	require.NotNil(t, cov)
+	assert.Equal(t, 1, cov.Branches, "lighthouse only: tidewatch is denied")
+}
+
+func TestScopedPlantStaysInsideTheGrant(t *testing.T) {
+	v, dir := writableFixture(t)
+	sc := sc2(t, v)
+	ctx := context.Background()
+	before, head := testforest.TreeDigest(t, dir), headSHA(t, dir)
+	for _, tc := range []struct{ args, code, msg string }{
+		{`{"node":{"id":"people/new","parent":"people/_index","type":"note","title":"N","summary":"A new person note."}}`, "E_FORBIDDEN", "node.id people/new is outside"},
+		{`{"node":{"id":"projects/tidewatch/new","parent":"projects/tidewatch/_index","type":"note","title":"N","summary":"A new note."},"dry_run":true}`, "E_FORBIDDEN", "outside this key's grant"},
+		{`{"node":[{"id":"projects/ok","parent":"projects/_index","type":"note","title":"N","summary":"A new note."},{"id":"people/x","parent":"people/_index","type":"note","title":"N","summary":"A note."}]}`, "E_FORBIDDEN", "node[1].id people/x"},
+		{`{"node":{"parent":"projects/_index","type":"note","title":"N","summary":"A new note."}}`, "E_SCHEMA", "node.id is required"},
+	} {
+		_, err := sc.Call(ctx, "plant", []byte(tc.args))
+		var e *Error
+		require.ErrorAs(t, err, &e, tc.args)
+		assert.Equal(t, tc.code, string(e.Code), tc.args)
+		assert.Contains(t, e.Message, tc.msg)
+	}
+	assert.Equal(t, before, testforest.TreeDigest(t, dir))
+	assert.Equal(t, head, headSHA(t, dir))
+	_, err := sc.Call(ctx, "plant", []byte(`{"node":{"id":"projects/new-note","parent":"projects/_index","type":"note","title":"New note","summary":"A note planted inside the grant."}}`))
+	require.NoError(t, err, "inside the grant a plant lands")
+}

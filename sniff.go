@@ -121,8 +121,11 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	hits := v.rankSniff(ctx, scan.cands, scan.found, len(folded))
 	res.Truncated = len(hits) > k
 	hits = hits[:min(k, len(hits))]
+	sc := scopeOf(ctx)
 	for _, h := range hits {
-		res.Results = append(res.Results, renderSniffHit(h))
+		hit := renderSniffHit(h)
+		hit.Trail = sc.scrub(hit.Trail)
+		res.Results = append(res.Results, hit)
 	}
 	if w.Active() {
 		if err := v.sniffWindowFacts(ctx, res, w, prefix); err != nil {

@@ -160,3 +160,27 @@ func TestWireCallAndRefusals(t *testing.T) {
 		assert.Equal(t, vine.ESchema, vine.CodeOf(err), args)
 	}
 }
+
+func TestHarvestUnderAPolicyNeverNamesHiddenNodes(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	v, err := vine.Open(context.Background(), dir, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	sc, err := v.Scoped(vine.Policy{Allow: []string{"projects"}, Deny: []string{"projects/tidewatch"},
+		Caps: []vine.Capability{vine.CapRead}})
+	require.NoError(t, err)
+	res, err := sc.Call(context.Background(), "harvest", []byte(`{"query":"tidewatch buoy calibration and the project roadmap","k":8}`))
+	require.NoError(t, err)
+	// Bodies may mention hidden ids (J.12 boundary); ids, trails and
+	// supersession notes must not.
+	for _, it := range res.(*harvest.Result).Results {
+		assert.True(t, sc.InScope(it.ID), "hidden result %s", it.ID)
+		for _, a := range it.Trail {
+			assert.True(t, sc.InScope(a), "hidden trail entry %s in %s", a, it.ID)
+		}
+	}
+	full, err := v.Call(context.Background(), "harvest", []byte(`{"query":"tidewatch buoy calibration and the project roadmap","k":8}`))
+	require.NoError(t, err)
+	all, _ := json.Marshal(full)
+	assert.Contains(t, string(all), "projects/tidewatch/", "unscoped, the same sweep finds tidewatch")
+}
