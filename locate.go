@@ -216,7 +216,9 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	res.Results = make([]LocateHit, len(cands))
 	for i, c := range cands {
 		res.Results[i] = c.hit(q.outline)
-		res.Results[i].Trail = q.filter.scope.scrub(res.Results[i].Trail)
+		if err := v.scopeHit(ctx, &res.Results[i]); err != nil {
+			return nil, err
+		}
 	}
 	if budget.ShrinkTail(&res.Results, locateBudget, func() any { return res }) > 0 {
 		res.Truncated = true

@@ -451,8 +451,14 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 	res, err := v.scanList(ctx, q, fields, opt.After, limit, w, g)
 	if err == nil && sc.restricted() {
 		for i := range res.Nodes {
-			if res.Nodes[i].Trail != nil {
-				res.Nodes[i].Trail = sc.scrub(res.Nodes[i].Trail)
+			it := &res.Nodes[i]
+			if it.Trail != nil {
+				it.Trail = sc.scrub(it.Trail)
+			}
+			if it.Coverage.Parsed { // declared counts include hidden children
+				if it.Coverage.Notes, it.Coverage.Branches, err = v.visibleCoverage(ctx, it.ID); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

@@ -356,3 +356,21 @@ func plantInGrant(ctx context.Context, field string, spec NodeSpec) error {
 	}
 	return nil
 }
+
+// scopeHit fits one locate hit to the call's policy: its trail names no
+// index above the grant, and a branch's coverage counts visible children.
+func (v *Vine) scopeHit(ctx context.Context, h *LocateHit) error {
+	s := scopeOf(ctx)
+	if !s.restricted() {
+		return nil
+	}
+	h.Trail = s.scrub(h.Trail)
+	if h.Coverage != nil {
+		n, b, err := v.visibleCoverage(ctx, h.ID)
+		if err != nil {
+			return err
+		}
+		h.Coverage = &BranchCoverage{Notes: n, Branches: b}
+	}
+	return nil
+}

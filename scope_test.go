@@ -369,6 +369,24 @@ func TestScopedReadsNeverNameHiddenNodes(t *testing.T) {
 	cov := look.(*Digest).Coverage
 	require.NotNil(t, cov)
 	assert.Equal(t, 1, cov.Branches, "lighthouse only: tidewatch is denied")
+
+	loc, err := sc.Call(ctx, "locate", []byte(`{"query":"projects","scope":"branches","k":5}`))
+	require.NoError(t, err)
+	for _, h := range loc.(*LocateResult).Results {
+		if h.ID == "projects/_index" {
+			require.NotNil(t, h.Coverage)
+			assert.Equal(t, 1, h.Coverage.Branches, "locate recounts a branch's coverage too")
+		}
+	}
+	sres, err := sc.Call(ctx, "scan", []byte(`{"parent_id":"projects/_index","fields":["coverage"],"filter":{"kind":"branch"}}`))
+	require.NoError(t, err)
+	for _, it := range sres.(*ScanResult).Nodes {
+		if it.Coverage.Parsed {
+			n, b, err := v.visibleCoverage(sc.Context(ctx), it.ID)
+			require.NoError(t, err)
+			assert.Equal(t, [2]int{n, b}, [2]int{it.Coverage.Notes, it.Coverage.Branches})
+		}
+	}
 }
 
 func TestScopedPlantStaysInsideTheGrant(t *testing.T) {
