@@ -83,7 +83,24 @@ func run(ctx context.Context) error {
 	defer reg.Close()
 	show(reg.List())
 
-	return callPrimitives(ctx, v, man)
+	if err := callPrimitives(ctx, v, man); err != nil {
+		return err
+	}
+	for _, f := range []func() error{
+		func() error { return scopedKey(ctx, v) },
+		func() error { return adoptTree(ctx, v, tmp) },
+		func() error { return health(ctx, v) },
+		func() error { return vectors(ctx, v) },
+	} {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	// A snapshot takes the writer lock: release ours first.
+	if err := v.Close(); err != nil {
+		return err
+	}
+	return travel(ctx, dir, tmp)
 }
 
 // callPrimitives shows every served primitive through Call, the way the
