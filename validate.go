@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/monkeyllm/vine/canopy"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
 )
@@ -54,7 +55,21 @@ func (v *Vine) Validate(ctx context.Context) (*Report, error) {
 		v.lintNode(rep, n, d, ids)
 	}
 	rep.Nodes = len(nodes) + countUnreadable(rep)
+	v.lintCanopy(ctx, rep)
 	return rep, nil
+}
+
+// lintCanopy reports a vector index built by another model than the bound
+// embedder's (K.4): the layer is treated as absent until a rebuild, and
+// validation must say so. Without an embedder there is nothing to compare.
+func (v *Vine) lintCanopy(ctx context.Context, rep *Report) {
+	st, err := v.CanopyStatus(ctx)
+	if err != nil || st.State != canopy.StateModelMismatch {
+		return
+	}
+	rep.add(forest.RootIndexID, "warning", fmt.Sprintf(
+		"vector index built with model %q, but the bound embedder is %q: hybrid locate and the Gauntlet are off until `vine canopy build` rebuilds it",
+		st.IndexModel, st.QueryModel))
 }
 
 // readAll parses every node file; unreadable ones become error findings.
