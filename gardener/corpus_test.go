@@ -20,10 +20,14 @@ func TestAdoptGeneratedCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("adopts 2,000 documents")
 	}
+	n := 2000
+	if raceDetector {
+		n = 200 // the full corpus runs without -race (.ci/run)
+	}
 	ctx := context.Background()
 	v := newForest(t)
 	src := filepath.Join(t.TempDir(), "corpus")
-	files, err := corpus.Generate(src, corpus.Options{Files: 2000, Seed: 7})
+	files, err := corpus.Generate(src, corpus.Options{Files: n, Seed: 7})
 	require.NoError(t, err)
 
 	start := time.Now()

@@ -1,0 +1,5 @@
+//go:build !race
+
+package gardener
+
+const raceDetector = false
