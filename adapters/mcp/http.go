@@ -17,6 +17,10 @@ import (
 // answers JSON, so no request depends on an earlier one and no 404 it
 // sends means "session gone".
 //
+// Keys are per request: initialize and tools/list need none, each tool
+// call is authenticated by the Authorization: Bearer (or X-API-Key)
+// header of the request that carries it (opts.Keys).
+//
 // In front of it stands the DNS-rebinding guard (opts.AllowedHosts): a
 // Host not allowed is refused with 421 and the envelope
 // E_HOST_NOT_ALLOWED, a browser Origin not allowed with 403 E_FORBIDDEN.

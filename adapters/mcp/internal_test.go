@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/keys"
 )
 
 func TestPanicAnswersInternalNamingTheTool(t *testing.T) {
 	s := newServer(mustRegistry(t), nil)
-	h := s.guarded("locate", func(context.Context, json.RawMessage) *sdk.CallToolResult {
+	h := s.guarded("locate", func(context.Context, *keys.Principal, json.RawMessage) *sdk.CallToolResult {
 		panic("secret detail /srv/forest")
 	})
 	res, err := h(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "locate"}})

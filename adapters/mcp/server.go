@@ -10,6 +10,12 @@
 // {"error":{code,message,hint}} as its only text block. An unknown tool
 // answers E_NOT_FOUND naming the served tools; a panic answers E_INTERNAL
 // naming the tool.
+//
+// Every forest is reached through a vine.Scoped (spec 08 §7): the caller
+// of each tool call is authenticated from the key its own HTTP request
+// carries (Options.Keys), a forest it holds no grant on answers exactly
+// as one that does not exist, and every id and count is gated by its
+// policy. Without Keys every caller is the local owner, as over stdio.
 package mcp
 
 import (
@@ -19,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -29,6 +36,7 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
+	"github.com/monkeyllm/vine/adapters/keys"
 	_ "github.com/monkeyllm/vine/harvest" // harvest is one of the served tools
 )
 
@@ -48,11 +56,21 @@ type Options struct {
 	// Logger receives what never reaches the wire (panics with their
 	// stacks). Nil discards it.
 	Logger *slog.Logger
+
+	// Keys authenticates the caller of every tool call from the key its
+	// HTTP request carries (Authorization: Bearer, or X-API-Key) and says
+	// what it may do in each forest; a call without a valid key answers
+	// E_FORBIDDEN. Nil serves every caller as keys.LocalOwner, which is
+	// right for stdio and for a local server started with --open, and
+	// wrong for anything reachable by others.
+	Keys keys.Resolver
 }
 
 // server is the state every tool handler shares.
 type server struct {
 	reg     *vine.Registry
+	forests *wire.Forests
+	keys    keys.Resolver // nil: everyone is the local owner
 	forest  wire.ForestArg
 	version string
 	log     *slog.Logger
@@ -64,7 +82,8 @@ func newServer(reg *vine.Registry, opts *Options) *server {
 	if opts != nil {
 		o = *opts
 	}
-	s := &server{reg: reg, forest: wire.ForestOptional, version: o.Version, log: o.Logger}
+	s := &server{reg: reg, forests: wire.NewForests(reg, "call forests() to list them"), keys: o.Keys,
+		forest: wire.ForestOptional, version: o.Version, log: o.Logger}
 	if reg.Mode() == vine.ModeRegistry {
 		s.forest = wire.ForestRequired
 	}
@@ -103,15 +122,15 @@ func NewServer(reg *vine.Registry, opts *Options) *sdk.Server {
 		Description: wire.ForestsDescription,
 		InputSchema: wire.ForestsSchema(),
 		Annotations: annotations(true, false, true),
-	}, s.guarded(wire.ForestsTool, s.forests))
+	}, s.guarded(wire.ForestsTool, s.listForests))
 	for _, sig := range vine.Signatures() {
 		srv.AddTool(&sdk.Tool{
 			Name:        sig.Name,
 			Description: wire.Description(sig),
 			InputSchema: wire.InputSchema(sig, s.forest),
 			Annotations: annotations(sig.ReadOnly, sig.Destructive, sig.Idempotent),
-		}, s.guarded(sig.Name, func(ctx context.Context, raw json.RawMessage) *sdk.CallToolResult {
-			return s.call(ctx, sig, raw)
+		}, s.guarded(sig.Name, func(ctx context.Context, who *keys.Principal, raw json.RawMessage) *sdk.CallToolResult {
+			return s.call(ctx, who, sig, raw)
 		}))
 	}
 	srv.AddReceivingMiddleware(s.withhold)
@@ -150,11 +169,14 @@ func (s *server) instructions() string {
 	return b.String()
 }
 
-// toolFunc answers one tool call; it never fails at the protocol level.
-type toolFunc func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult
+// toolFunc answers one tool call for an authenticated caller; it never
+// fails at the protocol level.
+type toolFunc func(ctx context.Context, who *keys.Principal, args json.RawMessage) *sdk.CallToolResult
 
-// guarded adapts fn to the SDK and turns a panic into E_INTERNAL naming
-// the tool: the stack goes to the log, never to the caller.
+// guarded adapts fn to the SDK: the caller is authenticated first, from
+// this request alone (a principal never outlives its request, and a
+// stateless mount has no session to keep one in), and a panic becomes
+// E_INTERNAL naming the tool, the stack going to the log.
 func (s *server) guarded(tool string, fn toolFunc) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
 		defer func() {
@@ -164,14 +186,33 @@ func (s *server) guarded(tool string, fn toolFunc) sdk.ToolHandler {
 					Hint: "server-side defect, not the caller's mistake; the detail is in the log"}), nil
 			}
 		}()
-		return fn(ctx, req.Params.Arguments), nil
+		who, ok := s.caller(ctx, req.Extra)
+		if !ok {
+			return refused(tool, wire.MissingKey()), nil
+		}
+		return fn(ctx, who, req.Params.Arguments), nil
 	}
 }
 
-// call runs a primitive: the forest argument set aside, the rest checked
-// against the signature table before any forest is opened (a missing
-// parameter is a schema refusal, never a lookup), then the engine.
-func (s *server) call(ctx context.Context, sig vine.Signature, raw json.RawMessage) *sdk.CallToolResult {
+// caller authenticates a tool call by the key its HTTP request carried;
+// stdio carries none.
+func (s *server) caller(ctx context.Context, extra *sdk.RequestExtra) (*keys.Principal, bool) {
+	if s.keys == nil {
+		return keys.LocalOwner(), true
+	}
+	var h http.Header
+	if extra != nil {
+		h = extra.Header
+	}
+	return s.keys.Resolve(ctx, wire.Secret(h))
+}
+
+// call runs a primitive: the forest argument set aside and the rest
+// checked against the signature table before any forest is looked up (a
+// missing parameter is a schema refusal, never a lookup); then the
+// forest is granted, opened and seen through the caller's policy, which
+// checks the capability and gates every id.
+func (s *server) call(ctx context.Context, who *keys.Principal, sig vine.Signature, raw json.RawMessage) *sdk.CallToolResult {
 	id, args, err := splitForest(sig.Name, raw)
 	if err != nil {
 		return refused(sig.Name, err)
@@ -179,16 +220,16 @@ func (s *server) call(ctx context.Context, sig vine.Signature, raw json.RawMessa
 	if _, err := vine.DecodeArgs(sig, args); err != nil {
 		return refused(sig.Name, err)
 	}
-	v, err := s.reg.Forest(ctx, id)
+	sc, err := s.forests.Open(ctx, who, id)
 	if err != nil {
 		return refused(sig.Name, err)
 	}
-	out, err := v.Call(ctx, sig.Name, args)
+	out, err := sc.Call(ctx, sig.Name, args)
 	if err != nil {
 		return refused(sig.Name, err)
 	}
 	if view, ok := out.(*vine.ViewResult); ok {
-		return image(v, view)
+		return image(sc.Dir(), view)
 	}
 	return answered(sig.Name, out)
 }
@@ -229,12 +270,13 @@ func splitForest(tool string, raw json.RawMessage) (string, json.RawMessage, err
 	return a.String(wire.ForestParam), rest, nil
 }
 
-// forests answers the forests tool. It takes no arguments.
-func (s *server) forests(_ context.Context, raw json.RawMessage) *sdk.CallToolResult {
+// listForests answers the forests tool: the forests the caller may use.
+// It takes no arguments.
+func (s *server) listForests(_ context.Context, who *keys.Principal, raw json.RawMessage) *sdk.CallToolResult {
 	if _, err := vine.DecodeArgs(vine.Signature{Name: wire.ForestsTool}, nullAsEmpty(raw)); err != nil {
 		return refused(wire.ForestsTool, err)
 	}
-	return answered(wire.ForestsTool, wire.ListForests(s.reg, s.version))
+	return answered(wire.ForestsTool, wire.ListForestsFor(s.forests, s.version, who))
 }
 
 func nullAsEmpty(raw json.RawMessage) json.RawMessage {
@@ -254,8 +296,9 @@ type viewHeader struct {
 }
 
 // image answers view with two blocks: the compact header, then the image.
-func image(v *vine.Vine, r *vine.ViewResult) *sdk.CallToolResult {
-	data, err := readImage(filepath.Join(v.Dir(), filepath.FromSlash(r.Path)), r.ID)
+// dir is the forest's directory; the engine contained r.Path in it.
+func image(dir string, r *vine.ViewResult) *sdk.CallToolResult {
+	data, err := readImage(filepath.Join(dir, filepath.FromSlash(r.Path)), r.ID)
 	if err != nil {
 		return refused("view", err)
 	}

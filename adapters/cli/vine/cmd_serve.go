@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,11 +21,13 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
+	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/mcp"
+	"github.com/monkeyllm/vine/adapters/rest"
 )
 
 func init() {
-	register("serve", command{"serve    (--forest DIR | --forests DIR) [--http ADDR [--allow-host H,...]] [--read-only]",
+	register("serve", command{"serve    (--forest DIR | --forests DIR) [--http ADDR (--keys FILE | --open) [--allow-host H,...] [--no-warm]] [--read-only]",
 		func(ctx context.Context, a []string, e env) int { return cmdServe(ctx, a, e) }})
 }
 
@@ -38,6 +42,10 @@ type serveConfig struct {
 	addr     string // --http; empty serves stdio
 	hosts    []string
 	readOnly bool
+	keys     string // --keys: bearer keys for HTTP
+	open     bool   // --open: every HTTP caller is the local owner
+	noWarm   bool   // --no-warm: open forests on first use, not at boot
+	warmSet  bool   // --no-warm was given, so it beats the environment
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
@@ -51,6 +59,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 	fs.Func("allow-host", "a Host value HTTP clients may send (repeatable, or a comma list; \"*\" turns the check off)",
 		func(s string) error { c.hosts = append(c.hosts, wire.ParseHosts(s)...); return nil })
 	fs.BoolVar(&c.readOnly, "read-only", false, "refuse every write with E_READONLY and take no writer lock")
+	fs.StringVar(&c.keys, "keys", "", "HTTP: admit callers by the bearer keys in this file (see vine keys add)")
+	fs.BoolVar(&c.open, "open", false, "HTTP: admit every caller as the local owner, with no key (local use only)")
+	fs.BoolFunc("no-warm", "HTTP: open each forest on first use instead of at boot (also "+warmEnv+"=off)", func(string) error {
+		c.noWarm, c.warmSet = true, true
+		return nil
+	})
 	pos, err := parseAnywhere(fs, args)
 	if err != nil {
 		return c, false
@@ -60,8 +74,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 		fmt.Fprintf(stderr, "vine serve: unexpected argument %q\n", pos[0])
 	case (single == "") == (many == ""):
 		fmt.Fprint(stderr, "vine serve: give exactly one of --forest DIR or --forests DIR\n")
-	case c.addr == "" && c.hosts != nil:
-		fmt.Fprint(stderr, "vine serve: --allow-host applies to --http only\n")
+	case c.addr == "" && (c.hosts != nil || c.keys != "" || c.open || c.warmSet):
+		fmt.Fprint(stderr, "vine serve: --allow-host, --keys, --open and --no-warm apply to --http only (stdio serves its own user)\n")
+	case c.addr != "" && (c.keys == "") == !c.open:
+		fmt.Fprint(stderr, "vine serve: --http needs exactly one of --keys FILE (callers bring a key) or --open (every caller is the owner)\n")
 	default:
 		c.root, c.registry = single+many, many != ""
 		return c, true
@@ -69,9 +85,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 	return c, false
 }
 
-// cmdServe serves the forest (or the directory of forests) over MCP until
-// ctx ends or the process gets SIGINT/SIGTERM: stdio by default, streamable
-// HTTP at /mcp with --http.
+// cmdServe serves the forest (or the directory of forests) until ctx
+// ends or the process gets SIGINT/SIGTERM: MCP over stdio by default;
+// with --http, the REST surface at /v1/ and MCP at /mcp on one listener,
+// every caller admitted by its key (--keys) or as the owner (--open).
 func cmdServe(ctx context.Context, args []string, e env) int {
 	c, ok := parseServe(args, e.stderr)
 	if !ok {
@@ -80,7 +97,7 @@ func cmdServe(ctx context.Context, args []string, e env) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	reg, err := openRegistry(c)
+	reg, err := openRegistry(c, &vine.Options{ReadOnly: c.readOnly, Logger: log, Observer: rest.TimingObserver{}})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "vine serve: %v\n", err)
 		return exitFailure
@@ -101,8 +118,8 @@ func cmdServe(ctx context.Context, args []string, e env) int {
 
 // openRegistry serves c.root in the mode the flag named: --forest must be
 // a forest, --forests a directory of them.
-func openRegistry(c serveConfig) (*vine.Registry, error) {
-	reg, err := vine.NewRegistry(c.root, &vine.Options{ReadOnly: c.readOnly})
+func openRegistry(c serveConfig, opts *vine.Options) (*vine.Registry, error) {
+	reg, err := vine.NewRegistry(c.root, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +145,22 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
+// Environment of the HTTP station (spec 08 §8, 06 §17).
+const (
+	readersEnv     = "MONKEYLLM_STATION_READERS"
+	modelEnv       = "MONKEYLLM_STATION_MODEL_CONCURRENCY"
+	ingestRootsEnv = "MONKEYLLM_INGEST_ROOTS"
+)
+
 func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c serveConfig, log *slog.Logger) error {
+	resolver, err := httpKeys(c)
+	if err != nil {
+		return err
+	}
+	roots, err := ingestRoots(os.Getenv(ingestRootsEnv), c.root)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
@@ -136,10 +168,25 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	hosts := effectiveHosts(c.hosts, ln.Addr())
 	warnHosts(log, hosts)
 	opts.AllowedHosts = hosts
-	srv := &http.Server{Handler: serveMux(reg, opts), ReadHeaderTimeout: 10 * time.Second}
+	opts.Keys = resolver
+	ropts := &rest.Options{Keys: resolver, ReadOnly: c.readOnly, MCP: wire.NewHosts(hosts), Logger: log,
+		IngestRoots: roots, ModelConcurrency: envInt(modelEnv, 8)}
+	if n := envInt(readersEnv, rest.DefaultReaders); n > 0 {
+		ropts.Readers = n
+		ropts.OpenReader = func() (*vine.Registry, error) {
+			return vine.NewRegistry(c.root, &vine.Options{ReadOnly: true, Logger: log, Observer: rest.TimingObserver{}})
+		}
+	}
+	if warm(c) {
+		warmForests(ctx, reg, log)
+	}
+	api := rest.New(reg, ropts)
+	defer api.Close()
+	srv := &http.Server{Handler: serveMux(reg, opts, api), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	log.Info("serving MCP", "url", "http://"+ln.Addr().String()+"/mcp", "mode", reg.Mode())
+	base := "http://" + ln.Addr().String()
+	log.Info("serving", "url", base+"/mcp", "rest", base+"/v1/", "mode", reg.Mode(), "keys", c.keys != "")
 	select {
 	case err := <-done:
 		return err
@@ -157,12 +204,99 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	return nil
 }
 
-// serveMux is every HTTP route the server answers; the REST surface
-// mounts /v1/ here beside /mcp.
-func serveMux(reg *vine.Registry, opts *mcp.Options) *http.ServeMux {
+// warmEnv turns boot warming off with 0, false, no or off.
+const warmEnv = "MONKEYLLM_STATION_WARM"
+
+// warm reports whether to open every forest at boot: the flag beats the
+// environment, and warming is on unless one of them turns it off.
+func warm(c serveConfig) bool {
+	if c.warmSet {
+		return !c.noWarm
+	}
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(warmEnv))) {
+	case "0", "false", "no", "off":
+		return false
+	}
+	return true
+}
+
+// warmForests opens (and so warms) every listed forest's writer, so the
+// first caller does not pay for it (J.6.1). Best effort: a forest that
+// will not open is logged and skipped, and the rest are served.
+func warmForests(ctx context.Context, reg *vine.Registry, log *slog.Logger) {
+	for _, f := range reg.List().Forests {
+		if _, err := reg.Forest(ctx, f.ID); err != nil {
+			log.Warn("forest not warmed; it opens on first use", "forest", f.ID, "err", vine.AsError("warm", err).Message)
+		}
+	}
+}
+
+// httpKeys is how HTTP callers are admitted: by the keys file, or with
+// --open as the local owner.
+func httpKeys(c serveConfig) (keys.Resolver, error) {
+	if c.open {
+		return keys.Open, nil
+	}
+	store, err := keys.Load(c.keys)
+	if err != nil {
+		return nil, fmt.Errorf("--keys: %w", err)
+	}
+	return store, nil
+}
+
+// envInt reads a non-negative count from the environment; unset or
+// unparsable is def (a typo must not turn the pool off).
+func envInt(name string, def int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(name)))
+	if err != nil || n < 0 {
+		return def
+	}
+	return n
+}
+
+// ingestRoots are the host directories ingest may read (J.8.2): the
+// path list in list, each of which must exist, and none the served
+// directory or one of its ancestors (that would let ingest read forests).
+func ingestRoots(list, served string) ([]string, error) {
+	servedReal, err := filepath.EvalSymlinks(served)
+	if err != nil {
+		return nil, err
+	}
+	servedReal, _ = filepath.Abs(servedReal)
+	var out []string
+	for _, r := range filepath.SplitList(list) {
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(r)
+		if err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s does not exist", ingestRootsEnv, r)
+		}
+		if rel, err := filepath.Rel(real, servedReal); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			return nil, fmt.Errorf("%s: %s holds the served forests; an ingest root must lie outside them", ingestRootsEnv, r)
+		}
+		out = append(out, real)
+	}
+	return out, nil
+}
+
+// serveMux is every HTTP route the server answers: MCP at /mcp, REST
+// under /v1/. REST gets its paths as sent: ServeMux would answer a path
+// with ".." by redirecting to a cleaned one, where REST refuses it as no
+// endpoint.
+func serveMux(reg *vine.Registry, opts *mcp.Options, api http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.Handler(reg, opts))
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/v1" {
+			api.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // effectiveHosts is the Host allow-list: the flag, else the environment,

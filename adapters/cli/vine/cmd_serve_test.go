@@ -54,6 +54,10 @@ func TestServeUsage(t *testing.T) {
 		{"stray argument", []string{"serve", "--forest", dir, "extra"}, exitUsage, `unexpected argument "extra"`},
 		{"forests on a forest", []string{"serve", "--forests", dir}, exitFailure, "serve it with --forest"},
 		{"forest on a plain directory", []string{"serve", "--forest", t.TempDir()}, exitFailure, "not a forest"},
+		{"http without keys or open", []string{"serve", "--forest", dir, "--http", "127.0.0.1:0"}, exitUsage, "exactly one of --keys FILE"},
+		{"http with keys and open", []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--open", "--keys", "k.yaml"}, exitUsage, "exactly one of --keys FILE"},
+		{"keys on stdio", []string{"serve", "--forest", dir, "--keys", "k.yaml"}, exitUsage, "--http only"},
+		{"missing keys file", []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--keys", filepath.Join(t.TempDir(), "none.yaml")}, exitFailure, "--keys"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +110,7 @@ func TestServeHTTP(t *testing.T) {
 	var stderr lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--forest", dir, "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
+		done <- run(ctx, []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--open"}, strings.NewReader(""), io.Discard, &stderr)
 	}()
 	url := waitForURL(t, &stderr, done)
 
@@ -177,7 +181,7 @@ func TestServeRegistryModeOverHTTP(t *testing.T) {
 	var stderr lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--forests", root, "--http", "127.0.0.1:0", "--allow-host", "*"},
+		done <- run(ctx, []string{"serve", "--forests", root, "--http", "127.0.0.1:0", "--allow-host", "*", "--open"},
 			strings.NewReader(""), io.Discard, &stderr)
 	}()
 	url := waitForURL(t, &stderr, done)

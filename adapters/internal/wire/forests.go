@@ -6,6 +6,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/keys"
 )
 
 // ForestsTool is the name of the tool listing the served forests.
@@ -46,15 +47,10 @@ type ForestList struct {
 
 // ListForests lists what reg serves for the local caller without opening
 // any forest (locks are probed, never taken). Hybrid is false: no forest
-// of this engine binds an embedder yet.
+// of this engine binds an embedder yet. ListForestsFor lists for a
+// principal.
 func ListForests(reg *vine.Registry, station string) ForestList {
-	out := ForestList{Forests: []ForestInfo{}, Station: station}
-	for _, e := range reg.List().Forests {
-		out.Forests = append(out.Forests, ForestInfo{
-			ID: e.ID, Caps: LocalCaps, Roots: []string{"_index"}, Locked: e.Locked,
-		})
-	}
-	return out
+	return ListForestsFor(NewForests(reg, ""), station, keys.LocalOwner())
 }
 
 // Version is the installed build's version, the serverInfo.version of MCP

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/keys"
 	_ "github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -318,4 +321,99 @@ func FuzzHosts(f *testing.F) {
 			t.Fatal("a wildcard list is not local only")
 		}
 	})
+}
+
+func TestSecret(t *testing.T) {
+	tests := []struct {
+		name, auth, apiKey, want string
+	}{
+		{"bearer", "Bearer mk_abc", "", "mk_abc"},
+		{"scheme case", "bearer  mk_abc ", "", "mk_abc"},
+		{"api key", "", "mk_xyz", "mk_xyz"},
+		{"bearer wins", "Bearer mk_abc", "mk_xyz", "mk_abc"},
+		{"basic is no key", "Basic dXNlcjpwYXNz", "mk_xyz", ""},
+		{"none", "", "", ""},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.auth != "" {
+			h.Set("Authorization", tt.auth)
+		}
+		if tt.apiKey != "" {
+			h.Set("X-API-Key", tt.apiKey)
+		}
+		assert.Equal(t, tt.want, Secret(h), tt.name)
+	}
+}
+
+func TestRootsAgreeWithTheEngine(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	v, err := vine.Open(context.Background(), dir, &vine.Options{ReadOnly: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { v.Close() })
+	for _, allow := range [][]string{{""}, {"sales/"}, {"/sales", " ops/runbooks/ "}, {"a/", ""}, {}} {
+		p := vine.Policy{Allow: allow, Caps: []vine.Capability{vine.CapRead}}
+		sc, err := v.Scoped(p)
+		require.NoError(t, err)
+		assert.Equal(t, sc.Roots(), Roots(p), "%q", allow)
+	}
+	assert.Equal(t, []string{"read", "write", "query", "tend", "ingest", "admin", "answer"}, CapNames(vine.FullPolicy()))
+}
+
+func FuzzSecret(f *testing.F) {
+	f.Add("Bearer mk_abc", "")
+	f.Add("", "mk_xyz")
+	f.Add("bearer", "x")
+	f.Fuzz(func(t *testing.T, auth, apiKey string) {
+		h := http.Header{"Authorization": {auth}, "X-Api-Key": {apiKey}}
+		got := Secret(h)
+		if got != strings.TrimSpace(got) {
+			t.Fatalf("secret %q is not trimmed", got)
+		}
+		if auth != "" && got != "" && !strings.Contains(auth, got) {
+			t.Fatalf("secret %q is not from the Authorization header %q", got, auth)
+		}
+	})
+}
+
+func TestForestsGrant(t *testing.T) {
+	root := t.TempDir()
+	for _, id := range []string{"harbour", "lighthouse"} {
+		_, err := vine.Init(context.Background(), filepath.Join(root, id), "The "+id, nil)
+		require.NoError(t, err)
+	}
+	reg, err := vine.NewRegistry(root, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	f := NewForests(reg, "call forests() to list them")
+	p := &keys.Principal{Name: "p", Mask: []vine.Capability{vine.CapRead},
+		Grants: map[string]vine.Policy{"harbour": {Allow: []string{"docs/"}, Caps: []vine.Capability{vine.CapAdmin}}}}
+
+	id, pol, err := f.Grant(p, "harbour")
+	require.NoError(t, err)
+	assert.Equal(t, "harbour", id)
+	assert.Equal(t, []vine.Capability{vine.CapRead}, pol.Caps, "masked")
+
+	_, _, ungranted := f.Grant(p, "lighthouse")
+	_, _, unknown := f.Grant(p, "nowhere")
+	assert.Equal(t, `{"error":{"code":"E_NOT_FOUND","message":"unknown forest: lighthouse","hint":"call forests() to list them"}}`,
+		string(Refusal("x", ungranted)))
+	assert.Equal(t, strings.ReplaceAll(string(Refusal("x", unknown)), "nowhere", "lighthouse"), string(Refusal("x", ungranted)),
+		"an ungranted forest reads as an unknown one")
+
+	_, _, missing := f.Grant(p, "")
+	e := vine.AsError("x", missing)
+	assert.Equal(t, vine.ESchema, e.Code)
+	assert.Equal(t, "available forests: harbour; call forests() to list them", e.Hint, "only forests the caller may use")
+
+	sc, err := f.Open(context.Background(), p, "harbour")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"docs/_index"}, sc.Roots())
+	_, err = f.Open(context.Background(), keys.LocalOwner(), "nowhere")
+	assert.Equal(t, vine.ENotFound, vine.CodeOf(err))
+
+	list := ListForestsFor(f, "1.0", p)
+	require.Len(t, list.Forests, 1)
+	assert.Equal(t, ForestInfo{ID: "harbour", Caps: []string{"read"}, Roots: []string{"docs/_index"}}, list.Forests[0])
+	assert.Len(t, ListForestsFor(f, "1.0", keys.LocalOwner()).Forests, 2)
 }

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/internal/testforest"
+)
+
+// TestServeRESTBehindKeys issues a key with vine keys add, starts vine
+// serve --http --keys on it, and uses REST and MCP on the one listener.
+func TestServeRESTBehindKeys(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
+	code, out, stderr := runCLI(t, "", "keys", "add", "--keys", keysFile, "--label", "ops-bot", "--forest", "mare-alta",
+		"--allow", "operations/", "--caps", "read,query")
+	require.Equal(t, exitOK, code, stderr)
+	var added struct {
+		Secret, Prefix, SHA256 string
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &added))
+	require.Regexp(t, `^mk_[A-Za-z0-9_-]{43}$`, added.Secret)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log lockedBuffer
+	done := make(chan int, 1)
+	t.Setenv(readersEnv, "2")
+	go func() {
+		done <- run(ctx, []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--keys", keysFile},
+			strings.NewReader(""), io.Discard, &log)
+	}()
+	mcpURL := waitForURL(t, &log, done)
+	base := strings.TrimSuffix(mcpURL, "/mcp")
+
+	get := func(path, key string) (int, http.Header, string) {
+		req, err := http.NewRequest(http.MethodGet, base+path, nil)
+		require.NoError(t, err)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	post := func(path, key, body string) (int, http.Header, string) {
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+
+	status, _, body := get("/v1/health", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Contains(t, body, `"concurrency":{"readers":2,"model":8}`)
+	assert.Contains(t, body, `"mcp":{"enabled":true,"host_allowed":true}`)
+
+	status, _, _ = get("/v1/forests", "")
+	assert.Equal(t, http.StatusUnauthorized, status)
+	status, _, body = get("/v1/forests", added.Secret)
+	assert.Equal(t, http.StatusOK, status, body)
+	assert.Contains(t, body, `"caps":["read","query"],"roots":["operations/_index"]`)
+
+	status, h, body := post("/v1/forests/mare-alta/look", added.Secret, `{"id":"operations/radio-schedule"}`)
+	assert.Equal(t, http.StatusOK, status, body)
+	assert.Regexp(t, `^vine;dur=\d+\.\d{3}, host;dur=\d+\.\d{3}$`, h.Get("Server-Timing"))
+	status, _, body = post("/v1/forests/mare-alta/look", added.Secret, `{"id":"concepts/tide"}`)
+	assert.Equal(t, http.StatusNotFound, status, "outside the grant: %s", body)
+	status, _, body = post("/v1/forests/mare-alta/graft", added.Secret, `{"id":"operations/radio-schedule","patch":{"set_frontmatter":{"title":"x"}}}`)
+	assert.Equal(t, http.StatusForbidden, status, body)
+	status, _, body = get("/v1/forests/mare-alta/payload/../../../etc/passwd", added.Secret)
+	assert.Equal(t, http.StatusNotFound, status, "a path with .. is no endpoint, never a redirect: %s", body)
+
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx,
+		&sdk.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: &http.Client{Transport: keyed{added.Secret}}}, nil)
+	require.NoError(t, err)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "look", Arguments: map[string]any{"id": "concepts/tide"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError, "MCP sees through the same key")
+	cs.Close()
+
+	// Revoked while the server runs: refused within a couple of seconds.
+	code, _, stderr = runCLI(t, "", "keys", "revoke", "--keys", keysFile, "--key", added.SHA256)
+	require.Equal(t, exitOK, code, stderr)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _, _ = get("/v1/forests", added.Secret)
+		if status == http.StatusUnauthorized || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.Equal(t, http.StatusUnauthorized, status, "a revocation takes effect without a restart")
+
+	cancel()
+	assert.Equal(t, exitOK, <-done, log.String())
+}
+
+type keyed struct{ key string }
+
+func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+k.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestIngestRoots(t *testing.T) {
+	served := t.TempDir()
+	inside := filepath.Join(served, "kb")
+	require.NoError(t, os.MkdirAll(inside, 0o755))
+	docs := t.TempDir()
+	roots, err := ingestRoots(docs+string(os.PathListSeparator), served)
+	require.NoError(t, err)
+	assert.Len(t, roots, 1)
+	_, err = ingestRoots(filepath.Dir(served), served)
+	assert.ErrorContains(t, err, "outside them", "an ancestor of the served directory is never a root")
+	_, err = ingestRoots(served, served)
+	assert.Error(t, err)
+	_, err = ingestRoots(filepath.Join(docs, "missing"), served)
+	assert.ErrorContains(t, err, "does not exist")
+	roots, err = ingestRoots("", served)
+	require.NoError(t, err)
+	assert.Empty(t, roots)
+}
+
+func TestEnvInt(t *testing.T) {
+	t.Setenv(readersEnv, "")
+	assert.Equal(t, 4, envInt(readersEnv, 4))
+	t.Setenv(readersEnv, "0")
+	assert.Equal(t, 0, envInt(readersEnv, 4), "0 is the single lane")
+	t.Setenv(readersEnv, "six")
+	assert.Equal(t, 4, envInt(readersEnv, 4), "unparsable keeps the default")
+	t.Setenv(readersEnv, "-2")
+	assert.Equal(t, 4, envInt(readersEnv, 4))
+}
+
+func TestWarm(t *testing.T) {
+	t.Setenv(warmEnv, "")
+	assert.True(t, warm(serveConfig{}), "on by default")
+	for _, off := range []string{"0", "false", "NO", " off "} {
+		t.Setenv(warmEnv, off)
+		assert.False(t, warm(serveConfig{}), off)
+	}
+	assert.True(t, warm(serveConfig{warmSet: true}), "an explicit flag beats the environment")
+	t.Setenv(warmEnv, "")
+	assert.False(t, warm(serveConfig{noWarm: true, warmSet: true}))
+	c, ok := parseServe([]string{"--forest", "x", "--http", ":0", "--open", "--no-warm"}, io.Discard)
+	require.True(t, ok)
+	assert.True(t, c.noWarm && c.warmSet)
+}

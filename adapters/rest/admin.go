@@ -1,0 +1,78 @@
+package rest
+
+import (
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/internal/envelope"
+)
+
+// reindexSignature is POST /v1/admin/reindex's body.
+var reindexSignature = vine.Signature{
+	Name:   "reindex",
+	Params: []vine.Param{{Name: "forest", Type: vine.TString, Required: true, Doc: "the forest whose catalog to rebuild"}},
+}
+
+type reindexAnswer struct {
+	Forest string  `json:"forest"`
+	Nodes  int     `json:"nodes"`
+	MS     float64 `json:"ms"`
+}
+
+// reindex serves POST /v1/admin/reindex {forest} (J.13.3): the catalog
+// rebuilt from the files on the writer lane while the caller waits, then
+// the forest's read-only instances reset so every read sees the new
+// catalog. It needs admin over the whole forest: a key that sees part of
+// it is refused with the reason, never served a partial repair. A
+// missing forest is a schema refusal before any authorisation (C.12 r6).
+func (s *Server) reindex(w http.ResponseWriter, r *http.Request) {
+	const op = "reindex"
+	body, err := s.readBody(w, r, op)
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	a, err := vine.DecodeArgs(reindexSignature, body)
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	ctx := r.Context()
+	who := callerOf(ctx)
+	id, pol, err := s.forests.Grant(who, a.String("forest"))
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	var out reindexAnswer
+	err = s.on(ctx, who, id, false, func(v *vine.Vine) error {
+		sc, err := v.Scoped(pol)
+		if err != nil {
+			return err
+		}
+		if !sc.Can(vine.CapAdmin) {
+			return needs(op, sc, vine.CapAdmin)
+		}
+		if !sc.Unrestricted() {
+			return envelope.New(envelope.Forbidden, "reindex covers the whole forest; this key sees part of it",
+				"a key with admin over the whole forest can reindex it")
+		}
+		start := time.Now()
+		res, err := v.Reindex(ctx)
+		if err != nil {
+			return err
+		}
+		out = reindexAnswer{Forest: id, Nodes: res.Nodes, MS: math.Round(float64(time.Since(start).Microseconds())/100) / 10}
+		return nil
+	})
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	if err := s.lanes.reset(id); err != nil {
+		s.log.Warn("closing read-only instances after reindex", "forest", id, "err", err)
+	}
+	s.writeJSON(w, op, http.StatusOK, out)
+}

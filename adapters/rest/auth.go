@@ -1,0 +1,43 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/monkeyllm/vine/adapters/internal/wire"
+	"github.com/monkeyllm/vine/adapters/keys"
+)
+
+type principalKey struct{}
+
+// callerOf is the principal authenticated for this request.
+func callerOf(ctx context.Context) *keys.Principal {
+	p, _ := ctx.Value(principalKey{}).(*keys.Principal)
+	return p
+}
+
+// authed authenticates a request by its key before h runs: no valid key
+// is 401 E_FORBIDDEN. Past this point every response carries
+// Server-Timing, refusals included: timing only successes would tell a
+// caller which forests exist.
+func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		who, ok := s.authenticate(r)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="vine"`)
+			writeEnvelope(w, http.StatusUnauthorized, wire.MissingKey())
+			return
+		}
+		ctx := context.WithValue(r.Context(), principalKey{}, who)
+		ctx, tw := startTiming(ctx, w)
+		h(tw, r.WithContext(ctx))
+		tw.finish()
+	}
+}
+
+func (s *Server) authenticate(r *http.Request) (*keys.Principal, bool) {
+	if s.opt.Keys == nil {
+		return keys.LocalOwner(), true
+	}
+	return s.opt.Keys.Resolve(r.Context(), wire.Secret(r.Header))
+}

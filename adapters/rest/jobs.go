@@ -1,0 +1,286 @@
+package rest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/gardener"
+)
+
+// Job states (J.9).
+const (
+	jobRunning   = "running"
+	jobDone      = "done"
+	jobError     = "error"
+	jobCancelled = "cancelled"
+)
+
+// jobsListed bounds GET …/jobs; jobsKept bounds the finished records a
+// forest keeps in memory.
+const (
+	jobsListed = 20
+	jobsKept   = 100
+)
+
+// jobView is a job record on the wire (J.9), in wire order.
+type jobView struct {
+	ID       string      `json:"id"`
+	Forest   string      `json:"forest"`
+	Mode     string      `json:"mode"`
+	State    string      `json:"state"`
+	Done     int         `json:"done"`
+	Total    int         `json:"total"`
+	Current  *string     `json:"current"`
+	Stage    *string     `json:"stage"`
+	Errors   int         `json:"errors"`
+	Started  string      `json:"started"`
+	Finished string      `json:"finished,omitempty"`
+	Report   *jobReport  `json:"report,omitempty"`
+	Error    *vine.Error `json:"error,omitempty"`
+}
+
+// jobReport is the Gardener's report with what the adapter adds: the
+// caller's mode and the commit range the batch made.
+type jobReport struct {
+	Mode string `json:"mode"`
+	*gardener.IngestReport
+	CommitBefore string `json:"commit_before"`
+	Commit       string `json:"commit"`
+}
+
+// job is one batch in host memory. Records are never persisted: a
+// restart forgets them, never the work, which is committed per step.
+type job struct {
+	principal string // who started it; others see it only as the admin of the whole forest
+
+	mu     sync.Mutex
+	view   jobView
+	cancel bool          // asked; honoured at the next step boundary
+	done   chan struct{} // closed when finished
+}
+
+func (j *job) snapshot() jobView {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	v := j.view
+	if v.Report != nil {
+		r := *v.Report
+		v.Report = &r
+	}
+	return v
+}
+
+func (j *job) update(fn func(v *jobView)) {
+	j.mu.Lock()
+	fn(&j.view)
+	j.mu.Unlock()
+}
+
+func (j *job) cancelled() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.cancel
+}
+
+// jobs are the batches of every forest: at most one running per forest,
+// never a queue.
+type jobs struct {
+	mu       sync.Mutex
+	byForest map[string][]*job // oldest first
+	running  map[string]*job
+	ctx      context.Context // ends on Close
+	stopAll  context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+func newJobs() *jobs {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &jobs{byForest: map[string][]*job{}, running: map[string]*job{}, ctx: ctx, stopAll: cancel}
+}
+
+// reserve registers a running job for forest, or refuses with E_LOCKED
+// naming the batch already running there.
+func (js *jobs) reserve(forest, mode, principal string) (*job, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if r := js.running[forest]; r != nil {
+		return nil, &vine.Error{Code: vine.ELocked,
+			Message: fmt.Sprintf("ingest: job %s is running on this forest", r.view.ID),
+			Hint:    "one batch per forest at a time: wait for it (GET …/jobs/" + r.view.ID + ") or cancel it"}
+	}
+	j := &job{principal: principal, done: make(chan struct{}), view: jobView{
+		ID: newJobID(), Forest: forest, Mode: mode, State: jobRunning,
+		Started: time.Now().UTC().Format("2006-01-02T15:04:05Z"),
+	}}
+	js.running[forest] = j
+	return j, nil
+}
+
+// abandon drops a reserved job whose batch was refused before it began.
+func (js *jobs) abandon(forest string, j *job) {
+	js.mu.Lock()
+	if js.running[forest] == j {
+		delete(js.running, forest)
+	}
+	js.mu.Unlock()
+}
+
+// begin records a reserved job as started: it is listed from now on.
+func (js *jobs) begin(forest string, j *job) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	list := append(js.byForest[forest], j)
+	// Keep the newest finished records; the running one is never dropped.
+	for len(list) > jobsKept && list[0] != j {
+		list = list[1:]
+	}
+	js.byForest[forest] = list
+	js.wg.Add(1)
+}
+
+// finish frees the forest for the next batch.
+func (js *jobs) finish(forest string, j *job) {
+	js.mu.Lock()
+	if js.running[forest] == j {
+		delete(js.running, forest)
+	}
+	js.mu.Unlock()
+	close(j.done)
+	js.wg.Done()
+}
+
+// list is forest's jobs newest first, those who may see them only.
+func (js *jobs) list(forest string, may func(*job) bool) []*job {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	var out []*job
+	for _, j := range slices.Backward(js.byForest[forest]) {
+		if may(j) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+func (js *jobs) get(forest, id string) *job {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	for _, j := range js.byForest[forest] {
+		if j.view.ID == id {
+			return j
+		}
+	}
+	return nil
+}
+
+// stop cancels every running batch and waits for each to stop at its
+// step boundary.
+func (js *jobs) stop() {
+	js.stopAll()
+	js.wg.Wait()
+}
+
+func newJobID() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return "ing-" + hex.EncodeToString(b[:])
+}
+
+// jobAccess checks what every job route needs, without opening the
+// forest: the forest granted, and ingest in the policy. It returns who
+// may see which job.
+func (s *Server) jobAccess(r *http.Request, op string) (string, func(*job) bool, error) {
+	who := callerOf(r.Context())
+	id, pol, err := s.forests.Grant(who, r.PathValue("forest"))
+	if err != nil {
+		return "", nil, err
+	}
+	caps := keys.Expand(pol.Caps)
+	if !slices.Contains(caps, vine.CapIngest) {
+		return "", nil, needsCaps(op, caps, vine.CapIngest)
+	}
+	whole := slices.Contains(caps, vine.CapAdmin) && wholeForest(pol)
+	return id, func(j *job) bool { return whole || j.principal == who.Name }, nil
+}
+
+// wholeForest reports whether a policy sees the whole forest, no deny.
+func wholeForest(p vine.Policy) bool {
+	if len(p.Deny) > 0 {
+		return false
+	}
+	return slices.ContainsFunc(p.Allow, func(a string) bool { return strings.Trim(strings.TrimSpace(a), "/") == "" })
+}
+
+type jobList struct {
+	Jobs      []jobView `json:"jobs"`
+	Truncated bool      `json:"truncated,omitempty"`
+}
+
+// listJobs answers GET …/jobs: newest first, bounded. Reading a job
+// touches no forest.
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
+	forest, may, err := s.jobAccess(r, "jobs")
+	if err != nil {
+		s.refuse(w, "jobs", err)
+		return
+	}
+	all := s.jobs.list(forest, may)
+	out := jobList{Jobs: []jobView{}, Truncated: len(all) > jobsListed}
+	for _, j := range all[:min(len(all), jobsListed)] {
+		out.Jobs = append(out.Jobs, j.snapshot())
+	}
+	s.writeJSON(w, "jobs", http.StatusOK, out)
+}
+
+type jobAnswer struct {
+	Job jobView `json:"job"`
+}
+
+// getJob answers GET …/jobs/{job}.
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	j, err := s.findJob(r, "jobs")
+	if err != nil {
+		s.refuse(w, "jobs", err)
+		return
+	}
+	s.writeJSON(w, "jobs", http.StatusOK, jobAnswer{j.snapshot()})
+}
+
+// cancelJob answers POST …/jobs/{job}/cancel: the batch stops at its
+// next step boundary (a document is whole or absent); a finished job is
+// left as it is.
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
+	j, err := s.findJob(r, "cancel")
+	if err != nil {
+		s.refuse(w, "cancel", err)
+		return
+	}
+	j.mu.Lock()
+	if j.view.State == jobRunning {
+		j.cancel = true
+	}
+	j.mu.Unlock()
+	s.writeJSON(w, "cancel", http.StatusOK, jobAnswer{j.snapshot()})
+}
+
+func (s *Server) findJob(r *http.Request, op string) (*job, error) {
+	forest, may, err := s.jobAccess(r, op)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("job")
+	if j := s.jobs.get(forest, id); j != nil && may(j) {
+		return j, nil
+	}
+	return nil, &vine.Error{Code: vine.ENotFound, Message: "job not found: " + id,
+		Hint: "jobs live in the server's memory and a restart forgets them; GET …/jobs lists the ones it knows"}
+}

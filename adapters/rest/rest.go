@@ -1,0 +1,168 @@
+// Package rest serves forests over HTTP+JSON, the /v1 surface of spec 08
+// §2: one POST per primitive call, the forest listing, the caller's own
+// grants, health, payload bytes and markdown export, ingest jobs, and the
+// whole-forest reindex.
+//
+//	POST /v1/forests/{forest}/{primitive}       body: the JSON arguments
+//	GET  /v1/forests                            the forests this key may use
+//	GET  /v1/me                                 this key's grants, masked
+//	GET  /v1/health                             unauthenticated
+//	GET  /v1/forests/{forest}/payload/{node...} a media node's bytes
+//	GET  /v1/forests/{forest}/export/{node...}  markdown; ?recursive=true zips a branch
+//	POST /v1/forests/{forest}/ingest            202 {job}, or wait: true
+//	GET  /v1/forests/{forest}/jobs[/{job}]      POST …/jobs/{job}/cancel
+//	POST /v1/admin/reindex                      {forest}
+//
+// Every forest is reached through a vine.Scoped for the caller's policy,
+// so a node (or forest) the caller may not see answers exactly as one
+// that does not exist. Refusals are the envelope
+// {"error":{code,message,hint}} with the status of their code; every
+// response past authentication carries Server-Timing.
+//
+// Reads run on a pool of read-only instances per forest and writes on
+// the forest's one writer, so a long write never holds up a read.
+package rest
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/wire"
+	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/gardener"
+)
+
+// DefaultReaders is the number of read-only instances kept per forest
+// when Options.Readers is zero (MONKEYLLM_STATION_READERS' default).
+const DefaultReaders = 4
+
+// defaultMaxBody bounds a request body: room for an upload of a few
+// documents in base64, not for a disk image.
+const defaultMaxBody = 64 << 20
+
+// Options configure a Server. The zero value serves every caller as the
+// local owner, on a single lane, with the build's version.
+type Options struct {
+	// Version is the station version of the forests listing and of
+	// health; empty means the installed build's version.
+	Version string
+
+	// Keys authenticates every request but health by its
+	// Authorization: Bearer (or X-API-Key) header; a request without a
+	// valid key answers 401. Nil serves every caller as
+	// keys.LocalOwner, which is right only for a local server a host
+	// started with --open; never leave it nil by accident.
+	Keys keys.Resolver
+
+	// OpenReader makes a read-only Registry over the same directory as
+	// the served one: the reader pool keeps Readers of them per forest,
+	// each opening that forest lazily. Nil is the single lane: reads run
+	// on the served Registry's own instance, as writes do.
+	OpenReader func() (*vine.Registry, error)
+
+	// Readers is the pool size per forest when OpenReader is set; zero
+	// means DefaultReaders.
+	Readers int
+
+	// ReadOnly tells health that the served Registry was opened
+	// read-only (it is not something a Registry reports).
+	ReadOnly bool
+
+	// MCP is the Host guard of an /mcp mount beside this surface, for
+	// health to report whether this request's Host may use it; nil means
+	// no mount.
+	MCP interface{ Allowed(host string) bool }
+
+	// ModelConcurrency is the model-call ceiling health reports; zero
+	// means 8. The engine itself makes no model calls.
+	ModelConcurrency int
+
+	// Gardener configures every ingest batch (curator, hooks,
+	// converters); nil means the Gardener's defaults. Its Progress is not
+	// used: the job record is the progress.
+	Gardener *gardener.Options
+
+	// IngestRoots are the host directories adopt and sync may read
+	// (MONKEYLLM_INGEST_ROOTS), compared after symlinks are resolved;
+	// none refuses every host path, while upload still works.
+	IngestRoots []string
+
+	// MaxBody bounds a request body in bytes; zero means 64 MiB.
+	MaxBody int64
+
+	// Logger receives what never reaches the wire (the detail behind an
+	// E_INTERNAL). Nil discards it.
+	Logger *slog.Logger
+}
+
+// Server is the REST surface of a Registry. It is an http.Handler meant
+// to be mounted at /v1/ (it routes the whole path, /v1 included). Close
+// it to release its read-only instances and stop its jobs.
+type Server struct {
+	reg     *vine.Registry
+	forests *wire.Forests
+	opt     Options
+	log     *slog.Logger
+	mux     *http.ServeMux
+	lanes   *lanes
+	jobs    *jobs
+	served  []string // POST names, sorted
+
+	closeOnce sync.Once
+}
+
+// New returns the REST surface of reg.
+func New(reg *vine.Registry, opts *Options) *Server {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Version == "" {
+		o.Version = wire.Version()
+	}
+	if o.Readers <= 0 {
+		o.Readers = DefaultReaders
+	}
+	if o.ModelConcurrency <= 0 {
+		o.ModelConcurrency = 8
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = defaultMaxBody
+	}
+	s := &Server{reg: reg, forests: wire.NewForests(reg, "GET /v1/forests lists the forests this key may use"),
+		opt: o, log: o.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.lanes = newLanes(reg, o.OpenReader, o.Readers)
+	s.jobs = newJobs()
+	s.served = servedNames()
+	s.opt.IngestRoots = resolveRoots(o.IngestRoots)
+	s.mux = s.routes()
+	return s
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !cleanPath(r.URL.Path) {
+		// ServeMux would redirect to the cleaned path; a path with ".."
+		// or empty segments names no endpoint, and says so.
+		s.noEndpoint(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close cancels running ingest jobs, waits for them to stop at their
+// next step boundary, and closes every read-only instance. The served
+// Registry is the caller's to close.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.jobs.stop()
+		err = s.lanes.close()
+	})
+	return err
+}
