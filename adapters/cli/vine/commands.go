@@ -122,7 +122,13 @@ func cmdCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return fail(stdout, name, err)
 	}
 	defer v.Close()
-	res, err := v.Call(ctx, name, raw)
+	// The local owner: the full policy, through the same Scoped path every
+	// transport takes (J.1).
+	owner, err := v.Scoped(vine.FullPolicy())
+	if err != nil {
+		return fail(stdout, name, err)
+	}
+	res, err := owner.Call(ctx, name, raw)
 	if err != nil {
 		return fail(stdout, name, err)
 	}
