@@ -127,7 +127,7 @@ func (x *exchange) readChat() (*Reply, error) {
 	if reply.FinishReason == "" {
 		return nil, x.fail(ErrIncomplete, "data: [DONE] arrived without a finish_reason", nil)
 	}
-	text, stripped, unclosed := stripThinking(content.String())
+	text, stripped, unclosed := StripThinking(content.String())
 	reply.Content = text
 	reply.ReasoningStripped = stripped || reasoning.Len() > 0
 	reply.Truncated = reply.FinishReason == "length" || (unclosed && strings.TrimSpace(text) == "")

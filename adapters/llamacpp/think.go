@@ -7,13 +7,15 @@ const (
 	thinkClose = "</think>"
 )
 
-// stripThinking removes reasoning from a reply (J.10.8): every
+// StripThinking removes reasoning from a reply (J.10.8): every
 // <think>…</think> block, an unclosed block to the end of the text (it is
 // thinking that never finished), and a leading orphan </think>, which
 // chat templates that open the block inside the prompt produce, together
 // with everything before it. The answer is trimmed when anything was
-// removed. unclosed reports a block that never closed.
-func stripThinking(s string) (out string, stripped, unclosed bool) {
+// removed. unclosed reports a block that never closed. Anything that
+// reads a model's content (the chat stream here, the answer composite for
+// any Model) strips through this one function.
+func StripThinking(s string) (out string, stripped, unclosed bool) {
 	if i, j := strings.Index(s, thinkClose), strings.Index(s, thinkOpen); i >= 0 && (j < 0 || i < j) {
 		s, stripped = s[i+len(thinkClose):], true
 	}

@@ -29,7 +29,7 @@ func TestStripThinking(t *testing.T) {
 		{"</think>", "", true, false},
 	}
 	for _, tt := range tests {
-		out, stripped, unclosed := stripThinking(tt.in)
+		out, stripped, unclosed := StripThinking(tt.in)
 		assert.Equal(t, tt.out, out, tt.in)
 		assert.Equal(t, tt.stripped, stripped, tt.in)
 		assert.Equal(t, tt.unclosed, unclosed, tt.in)
@@ -41,7 +41,7 @@ func FuzzStripThinking(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out, stripped, _ := stripThinking(s)
+		out, stripped, _ := StripThinking(s)
 		if strings.Contains(out, thinkOpen) {
 			t.Fatalf("%q kept an opening tag: %q", s, out)
 		}
