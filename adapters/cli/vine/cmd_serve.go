@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/monkeyllm/vine/adapters/llamacpp"
+	"github.com/monkeyllm/vine/answer"
 	"io"
 	"log/slog"
 	"net"
@@ -46,6 +48,9 @@ type serveConfig struct {
 	open     bool   // --open: every HTTP caller is the local owner
 	noWarm   bool   // --no-warm: open forests on first use, not at boot
 	warmSet  bool   // --no-warm was given, so it beats the environment
+
+	modelEndpoint string // --model-endpoint: a llama.cpp server binds the answer tool
+	model         string // --model: its model name
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
@@ -61,6 +66,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 	fs.BoolVar(&c.readOnly, "read-only", false, "refuse every write with E_READONLY and take no writer lock")
 	fs.StringVar(&c.keys, "keys", "", "HTTP: admit callers by the bearer keys in this file (see vine keys add)")
 	fs.BoolVar(&c.open, "open", false, "HTTP: admit every caller as the local owner, with no key (local use only)")
+	fs.StringVar(&c.modelEndpoint, "model-endpoint", "", "bind a llama.cpp server (OpenAI-compatible URL) and serve the answer tool")
+	fs.StringVar(&c.model, "model", "", "the model name at --model-endpoint")
 	fs.BoolFunc("no-warm", "HTTP: open each forest on first use instead of at boot (also "+warmEnv+"=off)", func(string) error {
 		c.noWarm, c.warmSet = true, true
 		return nil
@@ -76,6 +83,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 		fmt.Fprint(stderr, "vine serve: give exactly one of --forest DIR or --forests DIR\n")
 	case c.addr == "" && (c.hosts != nil || c.keys != "" || c.open || c.warmSet):
 		fmt.Fprint(stderr, "vine serve: --allow-host, --keys, --open and --no-warm apply to --http only (stdio serves its own user)\n")
+	case (c.modelEndpoint == "") != (c.model == ""):
+		fmt.Fprint(stderr, "vine serve: --model-endpoint and --model go together\n")
 	case c.addr != "" && (c.keys == "") == !c.open:
 		fmt.Fprint(stderr, "vine serve: --http needs exactly one of --keys FILE (callers bring a key) or --open (every caller is the owner)\n")
 	default:
@@ -103,6 +112,15 @@ func cmdServe(ctx context.Context, args []string, e env) int {
 		return exitFailure
 	}
 	defer reg.Close()
+	if c.modelEndpoint != "" {
+		// Before any server is built: MCP reads its tool list once.
+		ans, err := bindAnswer(c)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "vine serve: %v\n", err)
+			return exitFailure
+		}
+		defer ans.Close()
+	}
 	opts := &mcp.Options{Logger: log}
 	if c.addr == "" {
 		err = serveStdio(ctx, reg, opts, e)
@@ -323,4 +341,15 @@ func warnHosts(log *slog.Logger, hosts []string) {
 		log.Warn("Host allow-list is local only: clients reaching this server by another name get 421",
 			"set", "--allow-host or "+wire.HostsEnv, "allowed", strings.Join(hosts, ","))
 	}
+}
+
+// bindAnswer registers the answer composite over the llama.cpp server the
+// flags name: without a model it is not served at all.
+func bindAnswer(c serveConfig) (*answer.Answerer, error) {
+	client, err := llamacpp.New(c.modelEndpoint, c.model)
+	if err != nil {
+		return nil, err
+	}
+	return answer.Register(answer.LlamaCpp(client),
+		&answer.Options{Binding: answer.Binding{Provider: "llamacpp", Model: c.model}})
 }

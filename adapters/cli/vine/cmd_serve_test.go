@@ -200,3 +200,13 @@ func TestServeRegistryModeOverHTTP(t *testing.T) {
 	cancel()
 	assert.Equal(t, exitOK, <-done)
 }
+
+func TestServeModelFlagsGoTogether(t *testing.T) {
+	var stderr bytes.Buffer
+	_, ok := parseServe([]string{"--forest", "x", "--model-endpoint", "http://127.0.0.1:8080"}, &stderr)
+	assert.False(t, ok)
+	assert.Contains(t, stderr.String(), "--model-endpoint and --model go together")
+	c, ok := parseServe([]string{"--forest", "x", "--model-endpoint", "http://127.0.0.1:8080", "--model", "qwen"}, &stderr)
+	require.True(t, ok)
+	assert.Equal(t, "qwen", c.model)
+}
