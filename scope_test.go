@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -87,7 +86,7 @@ func TestScopedHiddenIDAnswersLikeAbsent(t *testing.T) {
 	sc, err := v.Scoped(scopeTestPolicy)
 	require.NoError(t, err)
 	before := testforest.TreeDigest(t, dir)
-	head := headSHA(t, dir)
+	head := testforest.Head(t, dir)
 
 	hidden := map[string]string{ // a hidden node per kind, reached by id
 		"leaf":    "people/ana-ribeiro",
@@ -121,7 +120,7 @@ func TestScopedHiddenIDAnswersLikeAbsent(t *testing.T) {
 		}
 	}
 	assert.Equal(t, before, testforest.TreeDigest(t, dir), "refusals leave the tree as it was")
-	assert.Equal(t, head, headSHA(t, dir), "refusals make no commit")
+	assert.Equal(t, head, testforest.Head(t, dir), "refusals make no commit")
 }
 
 func TestScopedCapabilities(t *testing.T) {
@@ -150,15 +149,6 @@ func TestScopedCapabilities(t *testing.T) {
 	assert.True(t, admin.Unrestricted())
 	assert.Equal(t, []string{"_index"}, admin.Roots())
 	assert.Equal(t, []string{"projects/_index"}, sc2(t, v).Roots())
-}
-
-func headSHA(t *testing.T, dir string) string {
-	t.Helper()
-	repo, err := gitops.Open(dir)
-	require.NoError(t, err)
-	head, err := repo.Head()
-	require.NoError(t, err)
-	return head
 }
 
 func sc2(t *testing.T, v *Vine) *Scoped {
@@ -235,7 +225,7 @@ func TestScopedWritesNeverReachHiddenGround(t *testing.T) {
 	_, err := v.Graft(ctx, "people/ana-ribeiro", GraftPatch{AddLinks: []Link{{Rel: "related-to", Target: "projects/roadmap-2027"}}})
 	require.NoError(t, err)
 	sc := sc2(t, v)
-	before, head := testforest.TreeDigest(t, dir), headSHA(t, dir)
+	before, head := testforest.TreeDigest(t, dir), testforest.Head(t, dir)
 
 	for _, tc := range []struct {
 		name, args, code, msg string
@@ -257,7 +247,7 @@ func TestScopedWritesNeverReachHiddenGround(t *testing.T) {
 	assert.Equal(t, envelope.Anchored, e.Code)
 	assert.NotContains(t, string(e.Body()), "people/ana-ribeiro", "hidden anchors are counted, not named")
 	assert.Equal(t, before, testforest.TreeDigest(t, dir))
-	assert.Equal(t, head, headSHA(t, dir))
+	assert.Equal(t, head, testforest.Head(t, dir))
 }
 
 func TestScopedDatasetTableAllowList(t *testing.T) {
@@ -393,7 +383,7 @@ func TestScopedPlantStaysInsideTheGrant(t *testing.T) {
 	v, dir := writableFixture(t)
 	sc := sc2(t, v)
 	ctx := context.Background()
-	before, head := testforest.TreeDigest(t, dir), headSHA(t, dir)
+	before, head := testforest.TreeDigest(t, dir), testforest.Head(t, dir)
 	for _, tc := range []struct{ args, code, msg string }{
 		{`{"node":{"id":"people/new","parent":"people/_index","type":"note","title":"N","summary":"A new person note."}}`, "E_FORBIDDEN", "node.id people/new is outside"},
 		{`{"node":{"id":"projects/tidewatch/new","parent":"projects/tidewatch/_index","type":"note","title":"N","summary":"A new note."},"dry_run":true}`, "E_FORBIDDEN", "outside this key's grant"},
@@ -407,7 +397,7 @@ func TestScopedPlantStaysInsideTheGrant(t *testing.T) {
 		assert.Contains(t, e.Message, tc.msg)
 	}
 	assert.Equal(t, before, testforest.TreeDigest(t, dir))
-	assert.Equal(t, head, headSHA(t, dir))
+	assert.Equal(t, head, testforest.Head(t, dir))
 	_, err := sc.Call(ctx, "plant", []byte(`{"node":{"id":"projects/new-note","parent":"projects/_index","type":"note","title":"New note","summary":"A note planted inside the grant."}}`))
 	require.NoError(t, err, "inside the grant a plant lands")
 }

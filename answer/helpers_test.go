@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
@@ -94,26 +93,6 @@ func newAnswerer(t *testing.T, m Model, opts *Options) *Answerer {
 	a := New(m, opts)
 	t.Cleanup(func() { a.Close() })
 	return a
-}
-
-// head is the forest's HEAD commit.
-func head(t *testing.T, dir string) string {
-	t.Helper()
-	r, err := gitops.Open(dir)
-	require.NoError(t, err)
-	h, err := r.Head()
-	require.NoError(t, err)
-	return h
-}
-
-// unchanged runs fn and requires the worktree byte-identical and no new
-// commit: what every refusal must leave.
-func unchanged(t *testing.T, dir string, fn func()) {
-	t.Helper()
-	before, commit := testforest.TreeDigest(t, dir), head(t, dir)
-	fn()
-	require.Equal(t, before, testforest.TreeDigest(t, dir), "the forest tree changed")
-	require.Equal(t, commit, head(t, dir), "a commit was made")
 }
 
 // heat reads persistent heat.

@@ -62,7 +62,7 @@ func TestRegisterAddsAnswerOnlyWhenAModelIsBound(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			calls := m.calls()
-			unchanged(t, dir, func() {
+			testforest.Unchanged(t, dir, func() {
 				_, err := v.Call(ctx, "answer", []byte(c.args))
 				var e *vine.Error
 				require.True(t, errors.As(err, &e), "%v", err)

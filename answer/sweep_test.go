@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/monkeyllm/vine/internal/testforest"
 	"strings"
 	"sync"
 	"testing"
@@ -189,7 +190,7 @@ func TestSweepEvidenceFloorRefusesBeforeAnyModelCall(t *testing.T) {
 			m := says(alertA)
 			a := newAnswerer(t, m, nil)
 			var res *Response
-			unchanged(t, dir, func() {
+			testforest.Unchanged(t, dir, func() {
 				var err error
 				res, err = a.Sweep(ctx, v, c.question, c.p)
 				require.NoError(t, err)
@@ -366,7 +367,7 @@ func TestAnswerRefusesBadParameters(t *testing.T) {
 		{"bad date field", alertQ, Params{Hops: 2, DateField: "born"}, "'date_field' got \"born\""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			unchanged(t, dir, func() {
+			testforest.Unchanged(t, dir, func() {
 				_, err := a.Answer(ctx, v, c.question, c.p)
 				var e *vine.Error
 				require.True(t, errors.As(err, &e), "got %v", err)
@@ -384,7 +385,7 @@ func TestSweepProviderFailureIsSchema(t *testing.T) {
 		return nil, errors.New("inference endpoint 503: overloaded")
 	})
 	a := newAnswerer(t, m, nil)
-	unchanged(t, dir, func() {
+	testforest.Unchanged(t, dir, func() {
 		_, err := a.Sweep(context.Background(), v, alertQ, Params{})
 		var e *vine.Error
 		require.True(t, errors.As(err, &e))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/monkeyllm/vine/internal/testforest"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func TestWalkNudgesSpendTurns(t *testing.T) {
 	)
 	a := newAnswerer(t, m, nil)
 	var res *Response
-	unchanged(t, dir, func() {
+	testforest.Unchanged(t, dir, func() {
 		var err error
 		res, err = a.Walk(ctx, v, alertQ, Params{Hops: 6, NoCache: true})
 		require.NoError(t, err)
@@ -129,7 +130,7 @@ func TestWalkRunsOutOfHops(t *testing.T) {
 	)
 	a := newAnswerer(t, m, nil)
 	var res *Response
-	unchanged(t, dir, func() {
+	testforest.Unchanged(t, dir, func() {
 		var err error
 		res, err = a.Walk(ctx, v, alertQ, Params{Hops: 2, K: 1})
 		require.NoError(t, err)
@@ -170,7 +171,7 @@ func TestWalkUnderAScopedPolicyNeverReturnsHiddenIDs(t *testing.T) {
 	)
 	a := newAnswerer(t, m, nil)
 	var res *Response
-	unchanged(t, dir, func() {
+	testforest.Unchanged(t, dir, func() {
 		res, err = a.Walk(sc.Context(ctx), v, "What budget rules apply to spending?", Params{Hops: 6})
 		require.NoError(t, err)
 	})

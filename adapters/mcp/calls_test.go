@@ -54,7 +54,7 @@ func TestEveryToolAnswers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.tool, func(t *testing.T) {
 			covered[c.tool] = true
-			before := head(t, dir)
+			before := testforest.Head(t, dir)
 			res := call(t, cs, c.tool, json.RawMessage(c.args))
 			require.Len(t, res.Content, 1)
 			got := answer(t, res)
@@ -66,9 +66,9 @@ func TestEveryToolAnswers(t *testing.T) {
 			assert.Equal(t, compact.String(), text(t, res), "the text block is compact")
 			assert.NotContains(t, text(t, res), dir, "no server path on the wire")
 			if c.writes {
-				assert.NotEqual(t, before, head(t, dir), "%s commits", c.tool)
+				assert.NotEqual(t, before, testforest.Head(t, dir), "%s commits", c.tool)
 			} else {
-				assert.Equal(t, before, head(t, dir), "%s does not commit", c.tool)
+				assert.Equal(t, before, testforest.Head(t, dir), "%s does not commit", c.tool)
 			}
 		})
 	}

@@ -11,8 +11,6 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/mcp"
-	"github.com/monkeyllm/vine/gitops"
-	"github.com/monkeyllm/vine/internal/testforest"
 )
 
 // serve opens a registry over root and connects an in-memory client.
@@ -86,23 +84,4 @@ func refusal(t *testing.T, res *sdk.CallToolResult, code vine.Code) map[string]a
 		assert.Contains(t, []string{"code", "message", "hint", "moved_to", "anchors", "anchor_count", "holder"}, k)
 	}
 	return e
-}
-
-// head is the forest's current commit.
-func head(t *testing.T, dir string) string {
-	t.Helper()
-	r, err := gitops.Open(dir)
-	require.NoError(t, err)
-	h, err := r.Head()
-	require.NoError(t, err)
-	return h
-}
-
-// unchanged runs fn and asserts the forest's tree and commit did not move.
-func unchanged(t *testing.T, dir string, fn func()) {
-	t.Helper()
-	before, commit := testforest.TreeDigest(t, dir), head(t, dir)
-	fn()
-	assert.Equal(t, before, testforest.TreeDigest(t, dir), "a refusal leaves the tree byte-identical")
-	assert.Equal(t, commit, head(t, dir), "a refusal makes no commit")
 }

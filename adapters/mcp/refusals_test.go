@@ -28,7 +28,7 @@ func runRefusals(t *testing.T, dir string, cs *sdk.ClientSession, cases []refusa
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			unchanged(t, dir, func() {
+			testforest.Unchanged(t, dir, func() {
 				e := refusal(t, call(t, cs, c.tool, json.RawMessage(c.args)), c.code)
 				for _, m := range c.message {
 					assert.Contains(t, e["message"], m)
@@ -135,10 +135,10 @@ func TestRegistryMode(t *testing.T) {
 		})
 	}
 
-	before := head(t, lighthouse)
+	before := testforest.Head(t, lighthouse)
 	plant := `{"forest": "harbour", "node": {"id": "berths", "type": "note", "title": "Berths", "summary": "Which boat sits where.", "parent": "_index"}}`
 	answer(t, call(t, cs, "plant", json.RawMessage(plant)))
-	assert.Equal(t, before, head(t, lighthouse), "a write to one forest leaves the other alone")
+	assert.Equal(t, before, testforest.Head(t, lighthouse), "a write to one forest leaves the other alone")
 	look := answer(t, call(t, cs, "look", map[string]any{"forest": "harbour", "id": "berths"}))
 	assert.Equal(t, "Berths", look["title"])
 	refusal(t, call(t, cs, "look", map[string]any{"forest": "lighthouse", "id": "berths"}), vine.ENotFound)

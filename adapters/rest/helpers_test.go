@@ -16,7 +16,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/rest"
-	"github.com/monkeyllm/vine/gitops"
 	_ "github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/internal/fixture"
 	"github.com/monkeyllm/vine/internal/testforest"
@@ -159,25 +158,6 @@ func ok(t *testing.T, r reply) map[string]any {
 }
 
 var serverTiming = regexp.MustCompile(`^vine;dur=(\d+\.\d{3}), host;dur=(\d+\.\d{3})$`)
-
-// head is the forest's current commit.
-func head(t *testing.T, dir string) string {
-	t.Helper()
-	r, err := gitops.Open(dir)
-	require.NoError(t, err)
-	h, err := r.Head()
-	require.NoError(t, err)
-	return h
-}
-
-// unchanged runs fn and asserts the forest's tree and commit did not move.
-func unchanged(t *testing.T, dir string, fn func()) {
-	t.Helper()
-	before, commit := testforest.TreeDigest(t, dir), head(t, dir)
-	fn()
-	assert.Equal(t, before, testforest.TreeDigest(t, dir), "a refusal leaves the tree byte-identical")
-	assert.Equal(t, commit, head(t, dir), "a refusal makes no commit")
-}
 
 // hostList is a Host guard for health.
 type hostList map[string]bool

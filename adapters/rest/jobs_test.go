@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/monkeyllm/vine/internal/testforest"
 	"net/http"
 	"strings"
 	"sync"
@@ -60,7 +61,7 @@ func jobOf(t *testing.T, r reply) map[string]any {
 
 func TestIngestWaitsWhenAsked(t *testing.T) {
 	st := newStation(t, nil)
-	before := head(t, st.dir)
+	before := testforest.Head(t, st.dir)
 	r := st.post(keyFull, "ingest", `{"files":`+files(2)+`,"dest":"operations","wait":true}`)
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	j := jobOf(t, r)
@@ -73,7 +74,7 @@ func TestIngestWaitsWhenAsked(t *testing.T) {
 	rep := j["report"].(map[string]any)
 	assert.Len(t, rep["planted"], 2)
 	assert.Equal(t, before, rep["commit_before"])
-	assert.Equal(t, head(t, st.dir), rep["commit"])
+	assert.Equal(t, testforest.Head(t, st.dir), rep["commit"])
 	assert.NotEqual(t, before, rep["commit"])
 	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, j["finished"])
 	planted := rep["planted"].([]any)[0].(string)
@@ -163,7 +164,7 @@ func TestIngestRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			unchanged(t, st.dir, func() {
+			testforest.Unchanged(t, st.dir, func() {
 				e := envelope(t, st.post(c.key, "ingest", c.body), c.status, c.code)
 				assert.Contains(t, e["message"], c.message)
 			})
@@ -197,7 +198,7 @@ func TestScopedIngestAndJobVisibility(t *testing.T) {
 	// that node: refused, naming the file only.
 	full := st.post(keyFull, "ingest", `{"files":[{"name":"roster.md","text":"# Roster\n\nWho sails."}],"dest":"people","wait":true}`)
 	require.Equal(t, http.StatusOK, full.status, full.body)
-	unchanged(t, st.dir, func() {
+	testforest.Unchanged(t, st.dir, func() {
 		e := envelope(t, st.post(keyScoped, "ingest", `{"files":[{"name":"roster.md","text":"# Roster\n\nChanged."}],"dest":"operations"}`),
 			http.StatusBadRequest, vine.ESchema)
 		assert.Contains(t, e["message"], `files[0] name "roster.md" is taken`)

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"encoding/json"
+	"github.com/monkeyllm/vine/internal/testforest"
 	"net/http"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestKeyIsRequired(t *testing.T) {
 			assert.Empty(t, r.header.Get("Server-Timing"), "no timing before authentication")
 		}
 	}
-	unchanged(t, st.dir, func() {
+	testforest.Unchanged(t, st.dir, func() {
 		envelope(t, st.post("", "plant", `{"node":{"id":"concepts/x","type":"concept","title":"X","summary":"An x.","parent":"concepts/_index"}}`),
 			http.StatusUnauthorized, vine.EForbidden)
 	})
@@ -176,7 +177,7 @@ func TestStatusPerCode(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			unchanged(t, st.dir, func() {
+			testforest.Unchanged(t, st.dir, func() {
 				e := envelope(t, st.post(c.key, c.primitive, c.body), c.status, c.code)
 				assert.NotContains(t, e["message"], st.dir, "no server path on the wire")
 			})
@@ -192,7 +193,7 @@ func TestReadOnlyRegistry(t *testing.T) {
 	srv := rest.New(reg, &rest.Options{Keys: testKeys(), ReadOnly: true})
 	t.Cleanup(func() { srv.Close() })
 	st := &station{t: t, dir: dir, man: man, reg: reg, srv: srv}
-	unchanged(t, dir, func() {
+	testforest.Unchanged(t, dir, func() {
 		envelope(t, st.post(keyFull, "graft", `{"id":"concepts/tide","patch":{"set_frontmatter":{"title":"Tides"}}}`),
 			http.StatusForbidden, vine.EReadOnly)
 	})
@@ -201,11 +202,11 @@ func TestReadOnlyRegistry(t *testing.T) {
 
 func TestWriteAndReadBack(t *testing.T) {
 	st := newStation(t, nil)
-	before := head(t, st.dir)
+	before := testforest.Head(t, st.dir)
 	r := st.post(keyFull, "plant", `{"node":{"id":"concepts/rip-current","type":"concept","title":"Rip current",`+
 		`"summary":"A narrow seaward current.","parent":"concepts/_index"}}`)
 	ok(t, r)
-	assert.NotEqual(t, before, head(t, st.dir), "a write is a commit")
+	assert.NotEqual(t, before, testforest.Head(t, st.dir), "a write is a commit")
 	look := ok(t, st.post(keyRead, "look", `{"id":"concepts/rip-current"}`))
 	assert.Equal(t, "Rip current", look["title"], "a reader sees the write once it is committed")
 

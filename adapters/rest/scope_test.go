@@ -3,6 +3,7 @@ package rest_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/monkeyllm/vine/internal/testforest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func TestOutOfScopeIsAbsent(t *testing.T) {
 			}
 			_, want := s.call(t, keyScoped, tool, fmt.Sprintf(args, absent))
 			for _, h := range hidden {
-				unchanged(t, st.dir, func() {
+				testforest.Unchanged(t, st.dir, func() {
 					_, got := s.call(t, keyScoped, tool, fmt.Sprintf(args, h))
 					assert.Equal(t, want, strings.ReplaceAll(got, h, absent), "%s %s: %s", s.name, tool, h)
 				})
@@ -189,7 +190,7 @@ func TestCapabilityRefusals(t *testing.T) {
 	for _, s := range st.surfaces(t, nil) {
 		t.Run(s.name, func(t *testing.T) {
 			for _, c := range cases {
-				unchanged(t, st.dir, func() {
+				testforest.Unchanged(t, st.dir, func() {
 					refused, body := s.call(t, c.key, c.tool, c.args)
 					require.True(t, refused, "%s %s: %s", c.key, c.tool, body)
 					e := refusalOf(t, body)

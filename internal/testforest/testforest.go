@@ -15,6 +15,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/fixture"
 	"github.com/monkeyllm/vine/internal/interop"
 )
@@ -75,4 +76,33 @@ func TreeDigest(t testing.TB, dir string) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Head is the forest's current commit.
+func Head(t testing.TB, dir string) string {
+	t.Helper()
+	r, err := gitops.Open(dir)
+	if err != nil {
+		t.Fatalf("open repository %s: %v", dir, err)
+	}
+	h, err := r.Head()
+	if err != nil {
+		t.Fatalf("head of %s: %v", dir, err)
+	}
+	return h
+}
+
+// Unchanged runs fn and fails the test unless the worktree is
+// byte-identical (TreeDigest) and no commit was made: what every refusal
+// must leave behind.
+func Unchanged(t testing.TB, dir string, fn func()) {
+	t.Helper()
+	before, commit := TreeDigest(t, dir), Head(t, dir)
+	fn()
+	if TreeDigest(t, dir) != before {
+		t.Errorf("the forest tree changed: a refusal must leave it byte-identical")
+	}
+	if Head(t, dir) != commit {
+		t.Errorf("a commit was made: a refusal makes none")
+	}
 }
