@@ -756,9 +756,14 @@ func (v *Vine) scanQueryer(ctx context.Context, tx *sql.Tx, cacheable bool, quer
 	if !cacheable {
 		return tx.QueryContext(ctx, query, args...)
 	}
-	st, err := v.stmt(ctx, query)
-	if err != nil {
-		return nil, err
+	st, ok := v.cachedStmt(query)
+	if !ok {
+		// Preparing through the pool inside a transaction would wait for a
+		// second connection: concurrent scans each holding one then
+		// deadlock. Run it on the transaction's own connection instead,
+		// and prepare it for the next scan outside any transaction.
+		v.background.Go(func() { v.stmt(context.WithoutCancel(ctx), query) })
+		return tx.QueryContext(ctx, query, args...)
 	}
 	return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 }

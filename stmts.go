@@ -16,21 +16,36 @@ type stmtCache struct {
 
 // stmt returns the prepared read statement for query.
 func (v *Vine) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	c := &v.stmts
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.stmts[query]; ok {
+	if s, ok := v.cachedStmt(query); ok {
 		return s, nil
 	}
+	// Prepare outside the lock: preparing waits for a free connection, and
+	// a cache hit must never wait behind that.
 	s, err := v.cat.DB().PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	c := &v.stmts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if won, ok := c.stmts[query]; ok {
+		s.Close() // another caller prepared it first
+		return won, nil
 	}
 	if c.stmts == nil {
 		c.stmts = map[string]*sql.Stmt{}
 	}
 	c.stmts[query] = s
 	return s, nil
+}
+
+// cachedStmt returns the statement when it is already prepared.
+func (v *Vine) cachedStmt(query string) (*sql.Stmt, bool) {
+	c := &v.stmts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.stmts[query]
+	return s, ok
 }
 
 // closeStmts releases every cached statement.
