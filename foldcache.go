@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,93 +36,209 @@ func foldCachePath(dir string) string {
 	return filepath.Join(dir, forest.DerivedDir, "sniff", "bodies.fold")
 }
 
-// foldCache is a loaded cache file. Entries point into data.
+// foldCache is a loaded cache file: an index of its entries in memory,
+// the folded bodies left in the file and read on demand (see open). The
+// file is read, not mapped: a cold scan touches every body, and mapped
+// pages count in the process's resident set, 230 MB at 100,000 nodes,
+// which put a serving process over its 500 MB ceiling. Read through
+// buffers, the bodies stay in the page cache, shared and reclaimable.
+//
+// No handle is held between scans, so a new cache can be renamed over the
+// file on every system; each scan opens the file and checks it is still
+// the one indexed.
 type foldCache struct {
+	path    string
+	info    os.FileInfo // the file indexed; nil when parsed from memory
 	data    []byte
 	entries map[string]foldEntry
-	release func() error
 }
 
+// foldEntry locates one folded body: n bytes at offset off of the file.
+// folded holds the bytes themselves only for a cache parsed from memory.
 type foldEntry struct {
 	hash   [32]byte
+	off    int64
+	n      int
 	folded []byte
+}
+
+// errFoldReplaced: the file changed since it was indexed (a reindex or a
+// refresh, here or in another process, wrote a new one).
+var errFoldReplaced = errors.New("fold cache: the file was replaced since it was indexed")
+
+// lookup returns the entry of id when the cache holds it for the given
+// hex body hash.
+func (c *foldCache) lookup(id, hash string) (foldEntry, bool) {
+	if c == nil {
+		return foldEntry{}, false
+	}
+	e, ok := c.entries[id]
+	if !ok || len(hash) != 64 {
+		return foldEntry{}, false
+	}
+	var h [32]byte
+	if _, err := hex.Decode(h[:], []byte(hash)); err != nil || h != e.hash {
+		return foldEntry{}, false
+	}
+	return e, true
+}
+
+// open returns the cache's bytes for one scan and the function that
+// releases them. Reads are runs of neighbouring entries, one ReadAt each.
+func (c *foldCache) open() (io.ReaderAt, func() error, error) {
+	if c.info == nil {
+		return bytes.NewReader(c.data), func() error { return nil }, nil
+	}
+	f, err := os.Open(c.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && (!os.SameFile(fi, c.info) || fi.Size() != c.info.Size() || !fi.ModTime().Equal(c.info.ModTime())) {
+		err = errFoldReplaced
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, f.Close, nil
 }
 
 // fresh returns the folded body of id when the cache holds it for the
 // given hex body hash.
 func (c *foldCache) fresh(id, hash string) ([]byte, bool) {
-	if c == nil {
+	e, ok := c.lookup(id, hash)
+	if !ok {
 		return nil, false
 	}
-	e, ok := c.entries[id]
-	if !ok || len(hash) != 64 {
+	if e.folded != nil {
+		return e.folded, true
+	}
+	r, done, err := c.open()
+	if err != nil {
 		return nil, false
 	}
-	var h [32]byte
-	if _, err := hex.Decode(h[:], []byte(hash)); err != nil || h != e.hash {
-		return nil, false
-	}
-	return e.folded, true
+	defer done()
+	return readFolded(r, e)
 }
 
-// loadFoldCache maps and indexes the cache file. A missing, short or
-// damaged file is no cache (nil, nil or an error the caller logs).
+// readFolded reads one entry's folded body.
+func readFolded(r io.ReaderAt, e foldEntry) ([]byte, bool) {
+	buf := make([]byte, e.n)
+	if _, err := r.ReadAt(buf, e.off); err != nil {
+		return nil, false
+	}
+	return buf, true
+}
+
+// loadFoldCache indexes the cache file in one sequential read. A missing
+// file is no cache (nil, nil); a short or damaged one is an error the
+// caller logs.
 func loadFoldCache(path string) (*foldCache, error) {
-	data, release, err := mapFile(path)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, err
 	}
-	c, err := parseFoldCache(data)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
-		release()
 		return nil, err
 	}
-	c.release = release
+	c := &foldCache{path: path, info: fi, entries: map[string]foldEntry{}}
+	if err := c.index(bufio.NewReaderSize(f, 1<<20)); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
+// parseFoldCache indexes a cache held in memory.
 func parseFoldCache(data []byte) (*foldCache, error) {
-	if !bytes.HasPrefix(data, []byte(foldCacheMagic)) {
-		return nil, errors.New("fold cache: bad magic")
-	}
 	c := &foldCache{data: data, entries: map[string]foldEntry{}}
-	rest := data[len(foldCacheMagic):]
-	for len(rest) > 0 {
-		id, r, ok := cut(rest)
-		if !ok || len(r) < 32 {
-			return nil, errors.New("fold cache: truncated entry")
-		}
-		var e foldEntry
-		copy(e.hash[:], r[:32])
-		folded, r, ok := cut(r[32:])
-		if !ok {
-			return nil, errors.New("fold cache: truncated body")
-		}
-		e.folded = folded
-		c.entries[string(id)] = e
-		rest = r
+	if err := c.index(bufio.NewReader(bytes.NewReader(data))); err != nil {
+		return nil, err
+	}
+	for id, e := range c.entries {
+		e.folded = data[e.off : e.off+int64(e.n) : e.off+int64(e.n)]
+		c.entries[id] = e
 	}
 	return c, nil
 }
 
-// cut reads one uvarint-length-prefixed field.
-func cut(b []byte) (field, rest []byte, ok bool) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
-		return nil, nil, false
+// index reads the entries' ids, hashes and places, skipping their bodies.
+func (c *foldCache) index(r *bufio.Reader) error {
+	magic := make([]byte, len(foldCacheMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != foldCacheMagic {
+		return errors.New("fold cache: bad magic")
 	}
-	return b[k : k+int(n)], b[k+int(n):], true
+	off := int64(len(foldCacheMagic))
+	for {
+		idLen, k, err := readUvarint(r)
+		if errors.Is(err, io.EOF) && k == 0 {
+			return nil
+		}
+		if err != nil || idLen > maxFoldID {
+			return errors.New("fold cache: truncated entry")
+		}
+		off += int64(k)
+		rec := make([]byte, idLen+32)
+		if _, err := io.ReadFull(r, rec); err != nil {
+			return errors.New("fold cache: truncated entry")
+		}
+		off += int64(len(rec))
+		var e foldEntry
+		copy(e.hash[:], rec[idLen:])
+		n, k, err := readUvarint(r)
+		if err != nil || n > maxFoldBody {
+			return errors.New("fold cache: truncated body")
+		}
+		off += int64(k)
+		if skipped, err := r.Discard(int(n)); err != nil || uint64(skipped) != n {
+			return errors.New("fold cache: truncated body")
+		}
+		e.off, e.n = off, int(n)
+		off += int64(n)
+		c.entries[string(rec[:idLen])] = e
+	}
 }
 
-func (c *foldCache) close() error {
-	if c == nil || c.release == nil {
-		return nil
+// Bounds a damaged length prefix must not pass: an id is a path, and a
+// body past 1 GiB is no note.
+const (
+	maxFoldID   = 1 << 16
+	maxFoldBody = 1 << 30
+)
+
+// readUvarint reads a uvarint and reports how many bytes it took.
+func readUvarint(r *bufio.Reader) (uint64, int, error) {
+	var x uint64
+	var s uint
+	for i := range binary.MaxVarintLen64 {
+		b, err := r.ReadByte()
+		if err != nil {
+			if i > 0 && errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, i, err
+		}
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				return 0, i + 1, errors.New("fold cache: varint overflows")
+			}
+			return x | uint64(b)<<s, i + 1, nil
+		}
+		x |= uint64(b&0x7f) << s
+		s += 7
 	}
-	return c.release()
+	return 0, binary.MaxVarintLen64, errors.New("fold cache: varint overflows")
 }
+
+// close releases the cache. It holds no file between scans (see
+// foldCache), so there is nothing to release; the holder calls it when a
+// cache is retired.
+func (c *foldCache) close() error { return nil }
 
 // foldCacheWriter writes a new cache file beside the old one and renames
 // it into place, so a reader never maps half a file.
@@ -148,18 +265,29 @@ func newFoldCacheWriter(path string) (*foldCacheWriter, error) {
 
 // add writes the fold of body under id and body's hash.
 func (w *foldCacheWriter) add(id, body string) {
+	w.buf = appendFoldEntry(w.buf[:0], id, BodyHash(body), body)
+	w.addEntry(w.buf)
+}
+
+// addEntry writes an entry appendFoldEntry encoded, which reindex does on
+// its parsing goroutines so the writer only copies bytes.
+func (w *foldCacheWriter) addEntry(entry []byte) {
 	if w.err != nil {
 		return
 	}
-	w.buf = binary.AppendUvarint(w.buf[:0], uint64(len(id)))
-	w.buf = append(w.buf, id...)
-	h, _ := hex.DecodeString(BodyHash(body))
-	w.buf = append(w.buf, h...)
-	folded := appendFolded(nil, body)
-	w.buf = binary.AppendUvarint(w.buf, uint64(len(folded)))
-	if _, w.err = w.w.Write(w.buf); w.err == nil {
-		_, w.err = w.w.Write(folded)
-	}
+	_, w.err = w.w.Write(entry)
+}
+
+// appendFoldEntry appends the cache entry of a body to dst: its id, the
+// raw bytes of hash (the body's hex hash, computed once by the caller) and
+// the folded body.
+func appendFoldEntry(dst []byte, id, hash, body string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(id)))
+	dst = append(dst, id...)
+	dst, _ = hex.AppendDecode(dst, []byte(hash))
+	folded := appendFolded(make([]byte, 0, len(body)), body)
+	dst = binary.AppendUvarint(dst, uint64(len(folded)))
+	return append(dst, folded...)
 }
 
 // addFolded copies an entry that is still fresh from the old cache.
@@ -273,17 +401,24 @@ func (v *Vine) refreshFoldCache(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var oldBytes io.ReaderAt
+	if old != nil {
+		r, done, err := old.open()
+		if err == nil {
+			defer done()
+			oldBytes = r
+		}
+	}
 	err = v.eachRow(ctx, "SELECT id, body_hash FROM nodes ORDER BY id", nil, func(rows *sql.Rows) error {
 		var id, hash string
 		if err := rows.Scan(&id, &hash); err != nil {
 			return err
 		}
-		if folded, ok := old.fresh(id, hash); ok {
-			var e foldEntry
-			hex.Decode(e.hash[:], []byte(hash))
-			e.folded = folded
-			w.addFolded(id, e)
-			return nil
+		if e, ok := old.lookup(id, hash); ok && oldBytes != nil {
+			if e.folded, ok = readFolded(oldBytes, e); ok {
+				w.addFolded(id, e)
+				return nil
+			}
 		}
 		if body, ok := v.inlineFileBody(id); ok {
 			w.add(id, body)

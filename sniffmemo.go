@@ -1,10 +1,12 @@
 package vine
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -108,35 +110,64 @@ const scanWorkers = 4
 
 // readAndScan scans every candidate's body once for all terms; out[i] is
 // nil when the body was unreadable or unreachable. A body the fold cache
-// holds under its current hash is rejected without opening its file.
+// holds under its current hash is rejected without opening its file; the
+// cache is read in runs of neighbouring entries (foldRuns), a few hundred
+// reads for a whole forest, through one buffer per worker.
 func readAndScan(ctx context.Context, v *Vine, ids []string, hashes map[string]string, terms [][]rune) ([][][]lineRecord, error) {
 	cache, release := v.folds.acquire(v.loadFolds)
 	defer release()
 	out := make([][][]lineRecord, len(ids))
+	var cached io.ReaderAt
+	if cache != nil {
+		r, done, err := cache.open()
+		if err != nil {
+			// Replaced or gone: this scan reads files, the next loads anew.
+			v.folds.forget()
+			cache = nil
+		} else {
+			defer done()
+			cached = r
+		}
+	}
+	runs, direct := foldRuns(cache, ids, hashes)
 	var stale atomic.Int64
-	next := make(chan int)
+	stale.Store(int64(len(direct)))
+	next := make(chan scanJob)
 	var wg sync.WaitGroup
 	for range min(scanWorkers, len(ids)) {
 		wg.Go(func() {
 			sc := newBodyScanner(terms)
-			for i := range next {
-				if folded, ok := cache.fresh(ids[i], hashes[ids[i]]); ok && !sc.holdsAny(folded) {
-					out[i] = make([][]lineRecord, len(terms))
+			var buf []byte
+			for job := range next {
+				if job.run == nil {
+					out[job.i] = scanFile(v, sc, ids[job.i])
 					continue
-				} else if !ok {
-					stale.Add(1)
 				}
-				if body, ok := v.sniffBody(ids[i]); ok {
-					out[i] = sc.scan(body)
+				buf = slices.Grow(buf[:0], job.run.size())[:job.run.size()]
+				if _, err := cached.ReadAt(buf, job.run.start); err != nil {
+					for _, e := range job.run.entries {
+						out[e.i] = scanFile(v, sc, ids[e.i])
+					}
+					continue
+				}
+				for _, e := range job.run.entries {
+					folded := buf[e.off-job.run.start:][:e.n]
+					if sc.holdsAny(folded) {
+						out[e.i] = scanFile(v, sc, ids[e.i])
+					} else {
+						out[e.i] = make([][]lineRecord, len(terms))
+					}
 				}
 			}
 		})
 	}
-	for i := range ids {
-		if ctx.Err() != nil {
-			break
+feed:
+	for _, job := range slices.Concat(runJobs(runs), directJobs(direct)) {
+		select {
+		case next <- job:
+		case <-ctx.Done():
+			break feed
 		}
-		next <- i
 	}
 	close(next)
 	wg.Wait()
@@ -144,6 +175,87 @@ func readAndScan(ctx context.Context, v *Vine, ids []string, hashes map[string]s
 		v.scheduleFoldRefresh()
 	}
 	return out, ctx.Err()
+}
+
+// scanFile reads a body from its file and scans it; nil when unreadable.
+func scanFile(v *Vine, sc *bodyScanner, id string) [][]lineRecord {
+	body, ok := v.sniffBody(id)
+	if !ok {
+		return nil
+	}
+	return sc.scan(body)
+}
+
+// scanJob is one unit of a cold scan: a run of cached bodies, or the
+// body of ids[i] read from its file when run is nil.
+type scanJob struct {
+	run *foldRun
+	i   int
+}
+
+// foldRun is a stretch of the cache file read at once: the entries in it
+// that the scan needs, in file order.
+type foldRun struct {
+	start   int64
+	end     int64
+	entries []runEntry
+}
+
+type runEntry struct {
+	i   int // index into the scan's ids
+	off int64
+	n   int
+}
+
+func (r *foldRun) size() int { return int(r.end - r.start) }
+
+// Bounds of a run: up to 256 KB, and a gap of unneeded entries up to 16 KB
+// is read through rather than split at (a scoped scan needs neighbours,
+// a whole-forest scan nearly every entry).
+const (
+	maxFoldRun = 256 << 10
+	maxFoldGap = 16 << 10
+)
+
+// foldRuns groups the ids the cache holds fresh into runs of the file,
+// and returns the indexes of the others, whose files must be read.
+func foldRuns(cache *foldCache, ids []string, hashes map[string]string) (runs []*foldRun, direct []int) {
+	var cached []runEntry
+	for i, id := range ids {
+		if e, ok := cache.lookup(id, hashes[id]); ok {
+			cached = append(cached, runEntry{i: i, off: e.off, n: e.n})
+		} else {
+			direct = append(direct, i)
+		}
+	}
+	slices.SortFunc(cached, func(a, b runEntry) int { return cmp.Compare(a.off, b.off) })
+	var cur *foldRun
+	for _, e := range cached {
+		end := e.off + int64(e.n)
+		if cur == nil || e.off-cur.end > maxFoldGap || end-cur.start > maxFoldRun {
+			cur = &foldRun{start: e.off, end: end}
+			runs = append(runs, cur)
+		}
+		cur.end = max(cur.end, end)
+		cur.entries = append(cur.entries, e)
+	}
+	return runs, direct
+}
+
+func runJobs(runs []*foldRun) []scanJob {
+	jobs := make([]scanJob, len(runs))
+	for i, r := range runs {
+		jobs[i] = scanJob{run: r}
+	}
+	return jobs
+}
+
+func directJobs(direct []int) []scanJob {
+	jobs := make([]scanJob, len(direct))
+	for k, i := range direct {
+		jobs[k] = scanJob{i: i}
+	}
+	return jobs
 }
 
 // add records a term's lines for a node (a fresh read replaces the memo
@@ -284,13 +396,52 @@ func markCovered(ctx context.Context, tx *sql.Tx, scan *scanResult) error {
 
 // storeMemo writes the scans of this call after the answer is decided, in
 // the background so the caller never waits for the memo (Close waits for
-// it). A failure only costs latency next time, so it is logged.
+// it). A failure only costs latency next time, so it is logged. A scan
+// that would overflow the backlog is not stored at all (see memoBacklog).
 func (v *Vine) storeMemo(ctx context.Context, scan *scanResult) {
 	if (len(scan.fresh) == 0 && len(scan.cover) == 0) || v.cat.ReadOnly() {
 		return
 	}
+	n := int64(len(scan.fresh))
+	if !reserveMemoBacklog(n) {
+		v.log.Debug("sniff memo not stored: the writer is behind; the nodes are read again next time",
+			"entries", n, "backlog", memoBacklog.Load())
+		return
+	}
 	ctx = context.WithoutCancel(ctx)
-	v.background.Go(func() { v.writeMemo(ctx, scan) })
+	v.background.Go(func() {
+		defer memoBacklog.Add(-n)
+		v.writeMemo(ctx, scan)
+	})
+}
+
+// memoBacklog counts the memo entries of the process's scans that wait
+// for the catalog writer or are being written. Memo writes queue behind
+// the one writer connection, and a cold scan of a new term over a large
+// forest stores a row per node: at 100,000 nodes a burst of cold sniffs
+// held every scan in memory until written, 3 GB at peak in the serving
+// test (scale_bench_test.go). Past maxMemoBacklog a scan is dropped
+// instead: the memo is droppable at any time (C.6b.1), and its nodes are
+// read again by the next scan of the term, which costs latency only.
+var memoBacklog atomic.Int64
+
+// maxMemoBacklog bounds memoBacklog: a few whole-forest scans of a
+// 100,000-node forest, some tens of megabytes of entries.
+const maxMemoBacklog = 250_000
+
+// reserveMemoBacklog adds n entries to the backlog unless that would pass
+// the bound. An empty backlog always takes a scan, however large, so the
+// memo of one big scan is stored when nothing else is waiting.
+func reserveMemoBacklog(n int64) bool {
+	for {
+		cur := memoBacklog.Load()
+		if cur > 0 && cur+n > maxMemoBacklog {
+			return false
+		}
+		if memoBacklog.CompareAndSwap(cur, cur+n) {
+			return true
+		}
+	}
 }
 
 // termCovered reports whether term's memo covers every hashed node of the
@@ -334,9 +485,84 @@ func (v *Vine) writeMemo(ctx context.Context, scan *scanResult) {
 				return err
 			}
 		}
-		return nil
+		return accountMemo(ctx, tx, entries)
 	})
 	if err != nil {
 		v.log.Warn("sniff memo not stored; the next scan reads the files again", "err", err)
 	}
+}
+
+// memoRowBudget bounds the sniff memo in rows. Past it, the terms stored
+// least recently are evicted whole (C.6b.1: eviction by term changes no
+// answer). Two million rows is about 500 MB of catalog: twenty whole-forest
+// terms at 100,000 nodes, two thousand at 1,000. A variable so tests can
+// shrink it.
+var memoRowBudget int64 = 2_000_000
+
+// accountMemo records, for each term of the stored entries, its row
+// count and that it was stored now, then evicts past the budget.
+func accountMemo(ctx context.Context, tx *sql.Tx, entries []memoEntry) error {
+	var terms []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !seen[e.term] {
+			seen[e.term] = true
+			terms = append(terms, e.term)
+		}
+	}
+	if len(terms) == 0 {
+		return nil
+	}
+	var clock int64
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(stored), 0) + 1 FROM sniff_terms").Scan(&clock); err != nil {
+		return err
+	}
+	for _, t := range terms {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO sniff_terms(term, rows, stored) "+
+			"VALUES (?1, (SELECT count(*) FROM sniff_memo WHERE term = ?1), ?2) "+
+			"ON CONFLICT(term) DO UPDATE SET rows = excluded.rows, stored = excluded.stored", t, clock); err != nil {
+			return err
+		}
+	}
+	return evictMemo(ctx, tx, seen)
+}
+
+// evictMemo deletes whole terms, least recently stored first, until the
+// memo is within memoRowBudget; the terms just stored (keep) stay.
+func evictMemo(ctx context.Context, tx *sql.Tx, keep map[string]bool) error {
+	var total int64
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(sum(rows), 0) FROM sniff_terms").Scan(&total); err != nil {
+		return err
+	}
+	if total <= memoRowBudget {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT term, rows FROM sniff_terms ORDER BY stored, term")
+	if err != nil {
+		return err
+	}
+	var victims []string
+	for rows.Next() && total > memoRowBudget {
+		var term string
+		var n int64
+		if err := rows.Scan(&term, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		if !keep[term] {
+			victims = append(victims, term)
+			total -= n
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, t := range victims {
+		for _, q := range []string{"DELETE FROM sniff_memo WHERE term = ?", "DELETE FROM sniff_terms WHERE term = ?"} {
+			if _, err := tx.ExecContext(ctx, q, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

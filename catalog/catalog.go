@@ -246,7 +246,14 @@ func initReader(conn *sqlite3.Conn) error {
 	}
 	// The driver reads query_only back after this hook and then begins
 	// deferred transactions, which is what a reader wants.
-	return conn.Exec(`PRAGMA query_only=1`)
+	//
+	// An 8 MB page cache per reader (SQLite's default is 2 MB): at 100,000
+	// nodes the catalog is 150 MB, and reads that join the FTS index to
+	// nodes missed the small cache on most rows (locate scoped to
+	// branches 5 ms to 1.4 ms, look of a hub with 1,800 in-edges 10 ms to
+	// 6 ms). A small forest never fills it; a large one pays at most 6 MB
+	// more per reader connection.
+	return conn.Exec(`PRAGMA query_only=1; PRAGMA cache_size=-8192`)
 }
 
 func initConn(conn *sqlite3.Conn) error {
