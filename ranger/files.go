@@ -9,9 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
-	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/gardener"
 )
 
 // remoteURI matches a payload or source_path with a scheme (G.9); plain
@@ -72,19 +70,14 @@ func within(root, rel string) (string, bool) {
 	return real, true
 }
 
-// sourceRootOf is source_root from the forest's _meta/gardener.yaml,
+// sourceRootOf is source_root from the forest's _meta/gardener.yaml (read
+// by the Gardener's own config loader),
 // absolute (a relative root is taken from the forest), or "" when the
 // file or the key is missing or unreadable: health then has no sources to
 // judge.
 func sourceRootOf(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, forest.MetaDir, "gardener.yaml"))
-	if err != nil {
-		return ""
-	}
-	var cfg struct {
-		SourceRoot string `yaml:"source_root"`
-	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil || strings.TrimSpace(cfg.SourceRoot) == "" {
+	cfg, err := gardener.LoadConfig(dir)
+	if err != nil || strings.TrimSpace(cfg.SourceRoot) == "" {
 		return ""
 	}
 	if filepath.IsAbs(cfg.SourceRoot) {
