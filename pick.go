@@ -287,6 +287,21 @@ func splitInlineBody(text string) (string, bool) {
 	return strings.TrimLeft(text[end+1+nl+1:], "\n"), true
 }
 
+// BackedBody is a node's body as pick reads it (G.7): the passport's own
+// body for inline content, the derived body cache for content: cached, the
+// source file under the recorded source_root for content: reference. An
+// unreachable body is E_NOT_FOUND that never quotes a path. Hosts that
+// export passports (the REST export route) read bodies through it.
+func (v *Vine) BackedBody(n *forest.Node) (string, error) {
+	switch n.Content() {
+	case "cached":
+		return v.cachedBody(n.ID)
+	case "reference":
+		return v.referenceBody(n.ID, n.Front.String("source_path"))
+	}
+	return n.Body, nil
+}
+
 // cachedBody reads _derived/bodies/<id>.md.
 func (v *Vine) cachedBody(id string) (string, error) {
 	p := filepath.Join(v.root.Dir(), forest.DerivedDir, "bodies", filepath.FromSlash(id)+forest.NodeExt)

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/gardener"
 	"github.com/monkeyllm/vine/internal/envelope"
 )
 
@@ -246,66 +244,10 @@ func (x exporter) markdown(rec catalog.Record) ([]byte, error) {
 	if mode := n.Content(); mode != "cached" && mode != "reference" {
 		return data, nil
 	}
-	body, err := backedBody(x.v.Dir(), n)
+	body, err := x.v.BackedBody(n)
 	if err != nil {
 		return nil, err
 	}
 	n.Body = body
 	return n.Bytes(), nil
-}
-
-// backedBody reads the body of a content: cached or content: reference
-// node (G.7): the derived body cache, or the source file under the
-// recorded source root, contained. It mirrors what pick reads.
-func backedBody(dir string, n *forest.Node) (string, error) {
-	mode := n.Content()
-	unreachable := envelope.New(envelope.NotFound,
-		fmt.Sprintf("body not reachable: %s (content: %s)", n.ID, mode),
-		"sync rebuilds a missing cached body and refreshes a moved source; look and pick still work on this node")
-	var file string
-	switch mode {
-	case "cached":
-		file = filepath.Join(dir, forest.DerivedDir, "bodies", filepath.FromSlash(n.ID)+forest.NodeExt)
-	case "reference":
-		var ok bool
-		if file, ok = referenceFile(dir, n.Front.String("source_path")); !ok {
-			return "", unreachable
-		}
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return "", unreachable
-	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	return strings.TrimLeft(strings.ReplaceAll(text, "\r", "\n"), "\n"), nil
-}
-
-// referenceFile resolves a reference node's source_path under the
-// source_root recorded in _meta/gardener.yaml, symlinks followed, and
-// refuses anything that leaves that root.
-func referenceFile(dir, sourcePath string) (string, bool) {
-	if sourcePath == "" || strings.Contains(sourcePath, "://") {
-		return "", false
-	}
-	cfg, err := gardener.LoadConfig(dir)
-	if err != nil || strings.TrimSpace(cfg.SourceRoot) == "" {
-		return "", false
-	}
-	root := cfg.SourceRoot
-	if !filepath.IsAbs(root) {
-		root = filepath.Join(dir, root)
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", false
-	}
-	real, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(sourcePath)))
-	if err != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(realRoot, real)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return real, true
 }
