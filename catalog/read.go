@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // getColumns are the nodes columns Get reads, in scan order.
@@ -39,16 +40,14 @@ func countSQL(have map[string]map[string]bool) string {
 // lazily once per connection and reuses it. A statement over a table the
 // file lacks (a read-only open of an old file) is nil and reads as empty.
 type readStmts struct {
-	getList   string // the column list of get, for GetMany
-	get       *sql.Stmt
-	outEdges  *sql.Stmt
-	movedFrom *sql.Stmt
-	movedTo   *sql.Stmt
-	inEdges   *sql.Stmt
-	stats     *sql.Stmt
-	empty     *sql.Stmt
-	probe     *sql.Stmt
-	match     *sql.Stmt
+	getList string // the column list of get, for GetMany
+	get     *sql.Stmt
+	movedTo *sql.Stmt
+	inEdges *sql.Stmt
+	stats   *sql.Stmt
+	empty   *sql.Stmt
+	probe   *sql.Stmt
+	match   *sql.Stmt
 }
 
 func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map[string]bool) error {
@@ -59,9 +58,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 		table string // the statement is left nil when the file lacks it
 		query string
 	}{
-		{&s.get, "nodes", "SELECT " + selectList(nodesTable, getColumns, have["nodes"]) + " FROM nodes WHERE id = ?"},
-		{&s.outEdges, "edges", "SELECT rel, dst, " + edgeConf + " FROM edges WHERE src = ? ORDER BY rowid"},
-		{&s.movedFrom, "moves", "SELECT old_id FROM moves WHERE new_id = ? ORDER BY rowid"},
+		{&s.get, "nodes", getSQL(have)},
 		{&s.movedTo, "moves", "SELECT new_id FROM moves WHERE old_id = ?"},
 		{&s.inEdges, "edges", "SELECT src, rel, " + edgeConf + " FROM edges WHERE dst = ? ORDER BY rowid"},
 		{&s.stats, "nodes", countSQL(have)},
@@ -85,7 +82,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 
 func (s *readStmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.get, s.outEdges, s.movedFrom, s.movedTo, s.inEdges, s.stats, s.empty, s.probe, s.match} {
+	for _, st := range []*sql.Stmt{s.get, s.movedTo, s.inEdges, s.stats, s.empty, s.probe, s.match} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
@@ -96,32 +93,67 @@ func (s *readStmts) close() error {
 // Get returns the record of a node, with its out-edges in declared order and
 // the waymarks pointing at it as MovedFrom. Content is not stored and comes
 // back "". Empty lists come back nil. Leaves read as kind "note" whatever
-// spelling an older writer stored. The row, edges and waymarks are read in
-// one snapshot.
+// spelling an older writer stored. The row, edges and waymarks are read by
+// one statement, so in one snapshot: a read transaction around three
+// queries cost twice as much (every read primitive resolves its id here).
 func (c *Catalog) Get(ctx context.Context, id string) (Record, bool, error) {
-	tx, err := c.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return Record{}, false, fmt.Errorf("catalog: get %q: %w", id, err)
-	}
-	defer tx.Rollback() // read-only: nothing to commit
-	r, err := scanRecord(tx.StmtContext(ctx, c.r.get).QueryRowContext(ctx, id))
+	var edges, movedFrom string
+	r, err := scanRecord(c.r.get.QueryRowContext(ctx, id), &edges, &movedFrom)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, false, nil
 	}
 	if err != nil {
 		return Record{}, false, fmt.Errorf("catalog: get %q: %w", id, err)
 	}
-	if c.r.outEdges != nil {
-		if r.Edges, err = queryEdges(ctx, tx.StmtContext(ctx, c.r.outEdges), id); err != nil {
-			return Record{}, false, fmt.Errorf("catalog: get %q: out-edges: %w", id, err)
-		}
+	if r.Edges, err = decodeEdges(edges); err != nil {
+		return Record{}, false, fmt.Errorf("catalog: get %q: out-edges: %w", id, err)
 	}
-	if c.r.movedFrom != nil {
-		if r.MovedFrom, err = queryStrings(ctx, tx.StmtContext(ctx, c.r.movedFrom), id); err != nil {
-			return Record{}, false, fmt.Errorf("catalog: get %q: waymarks: %w", id, err)
-		}
+	if r.MovedFrom, err = parseList(movedFrom); err != nil {
+		return Record{}, false, fmt.Errorf("catalog: get %q: waymarks: %w", id, err)
 	}
 	return r, true, nil
+}
+
+// getSQL reads a row with its out-edges and the waymarks pointing at it
+// folded into JSON arrays; a table the file lacks reads as empty.
+func getSQL(have map[string]map[string]bool) string {
+	edges, moves := "'[]'", "'[]'"
+	if len(have["edges"]) > 0 {
+		conf := "1.0" // the column's default, for a file that predates it
+		if have["edges"]["confidence"] {
+			conf = "confidence"
+		}
+		edges = "(SELECT json_group_array(json_array(rel, dst, " + conf + ")) " +
+			"FROM (SELECT * FROM edges WHERE src = n.id ORDER BY rowid))"
+	}
+	if len(have["moves"]) > 0 {
+		moves = "(SELECT json_group_array(old_id) FROM (SELECT old_id FROM moves WHERE new_id = n.id ORDER BY rowid))"
+	}
+	return "SELECT " + selectList(nodesTable, getColumns, have["nodes"]) + ", " + edges + ", " + moves +
+		" FROM nodes AS n WHERE id = ?"
+}
+
+// decodeEdges parses getSQL's [[rel, dst, confidence], ...]; nil when
+// empty.
+func decodeEdges(s string) ([]Edge, error) {
+	if s == "" || s == "[]" {
+		return nil, nil
+	}
+	var raw [][3]any
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, err
+	}
+	out := make([]Edge, len(raw))
+	for i, e := range raw {
+		rel, ok1 := e[0].(string)
+		dst, ok2 := e[1].(string)
+		conf, ok3 := e[2].(float64)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("edge %d: want [rel, dst, confidence], got %v", i, e)
+		}
+		out[i] = Edge{Rel: rel, Dst: dst, Confidence: conf}
+	}
+	return out, nil
 }
 
 // GetMany returns the rows of the given ids that exist, keyed by id, in
@@ -163,7 +195,9 @@ func (c *Catalog) GetMany(ctx context.Context, ids []string) (map[string]Record,
 // rowScanner is a *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(dest ...any) error }
 
-func scanRecord(row rowScanner) (Record, error) {
+// scanRecord scans the getColumns of a row, then any extra columns into
+// extra.
+func scanRecord(row rowScanner, extra ...any) (Record, error) {
 	var (
 		r                                      Record
 		kind, typ, title, summary              sql.NullString
@@ -174,9 +208,9 @@ func scanRecord(row rowScanner) (Record, error) {
 		confidence                             sql.NullFloat64
 		bodyTokens                             sql.NullInt64
 	)
-	err := row.Scan(&r.ID, &kind, &typ, &title, &summary, &tags, &aliases, &created, &updated,
+	err := row.Scan(append([]any{&r.ID, &kind, &typ, &title, &summary, &tags, &aliases, &created, &updated,
 		&confidence, &source, &entityKind, &payload, &payloadTy, &payloadHash,
-		&origin, &parent, &trail, &coverage, &bodyTokens, &outline, &bodyHash, &lang)
+		&origin, &parent, &trail, &coverage, &bodyTokens, &outline, &bodyHash, &lang}, extra...)...)
 	if err != nil {
 		return Record{}, err
 	}
@@ -203,10 +237,15 @@ func scanRecord(row rowScanner) (Record, error) {
 	return r, nil
 }
 
-// parseList decodes a JSON list column; nil when empty.
+// parseList decodes a JSON list column; nil when empty. Lists of plain
+// strings (no escapes), which is nearly every trail, tag and outline,
+// are split directly: every record read decodes four of them.
 func parseList(s string) ([]string, error) {
 	if s == "" || s == "[]" {
 		return nil, nil
+	}
+	if list, ok := plainList(s); ok {
+		return list, nil
 	}
 	var list []string
 	if err := json.Unmarshal([]byte(s), &list); err != nil {
@@ -218,21 +257,41 @@ func parseList(s string) ([]string, error) {
 	return list, nil
 }
 
-func queryEdges(ctx context.Context, st *sql.Stmt, id string) ([]Edge, error) {
-	rows, err := st.QueryContext(ctx, id)
-	if err != nil {
-		return nil, err
+// plainList splits ["a", "b"] when no element holds a backslash; ok is
+// false for anything else, which encoding/json then reads.
+func plainList(s string) ([]string, bool) {
+	const jsonSpace = " \t\n\r"
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' || strings.IndexByte(s, '\\') >= 0 {
+		return nil, false
 	}
-	defer rows.Close()
-	var out []Edge
-	for rows.Next() {
-		var e Edge
-		if err := rows.Scan(&e.Rel, &e.Dst, &e.Confidence); err != nil {
-			return nil, err
+	var out []string
+	rest := strings.Trim(s[1:len(s)-1], jsonSpace)
+	for rest != "" {
+		if rest[0] != '"' {
+			return nil, false
 		}
-		out = append(out, e)
+		end := strings.IndexByte(rest[1:], '"')
+		if end < 0 {
+			return nil, false
+		}
+		elem := rest[1 : 1+end]
+		if !utf8.ValidString(elem) || strings.ContainsFunc(elem, func(r rune) bool { return r < 0x20 }) {
+			return nil, false
+		}
+		out = append(out, elem)
+		rest = strings.Trim(rest[2+end:], jsonSpace)
+		if rest == "" {
+			break
+		}
+		if rest[0] != ',' {
+			return nil, false
+		}
+		rest = strings.Trim(rest[1:], jsonSpace)
+		if rest == "" {
+			return nil, false // a trailing comma
+		}
 	}
-	return out, rows.Err()
+	return out, len(out) > 0
 }
 
 func queryStrings(ctx context.Context, st *sql.Stmt, args ...any) ([]string, error) {
