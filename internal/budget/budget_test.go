@@ -70,3 +70,16 @@ func FuzzTruncateText(f *testing.F) {
 		assert.LessOrEqual(t, len([]rune(out)), n*4+1)
 	})
 }
+
+// FuzzEstimateCountsTheSpacedRendering proves the allocation-free count
+// agrees with counting the rendered string.
+func FuzzEstimateCountsTheSpacedRendering(f *testing.F) {
+	f.Add("plain", "a, b: c")
+	f.Add("é\"q\\", `{"x":[1,2]}`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		v := map[string]any{"a": a, "list": []string{b, a}, "n": len(b)}
+		if got, want := EstimatePayloadTokens(v), EstimateTokens(Render(v)); got != want {
+			t.Fatalf("estimate %d, rendering counts %d", got, want)
+		}
+	})
+}
