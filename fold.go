@@ -14,22 +14,13 @@ import (
 // through it, and so is the Curator's alias-in-body guard.
 func Fold(s string) string { return terms.Fold(s) }
 
-// foldRunes folds into a rune slice, the form sniff scans.
-func foldRunes(s string) []rune {
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		out = append(out, terms.FoldRune(r))
-	}
-	return out
-}
-
 // buildFold builds the fold table now (Warm), never at package init.
 func buildFold() { terms.Warm() }
 
 // appendFolded appends the UTF-8 of s folded rune by rune to dst. ASCII
-// takes a table-free fast path; an invalid byte folds to U+FFFD, as the
-// rune conversion of foldRunes does, so a byte search on the result
-// agrees with a rune search on foldRunes(s): UTF-8 is self-synchronising.
+// takes a table-free fast path; an invalid byte folds to U+FFFD, as a
+// rune conversion does, so a byte search on the result agrees with a rune
+// search on the folded runes of s: UTF-8 is self-synchronising.
 func appendFolded(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]

@@ -2,7 +2,6 @@ package vine
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
@@ -118,7 +118,10 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 		return nil, err
 	}
 	res := &SniffResult{Results: []SniffHit{}, ScannedNodes: inScope - scan.skipped}
-	hits := v.rankSniff(ctx, scan.cands, scan.found, len(folded))
+	hits, err := v.settle(ctx, scan, v.rankSniff(ctx, scan, len(folded)), k, folded)
+	if err != nil {
+		return nil, err
+	}
 	res.Truncated = len(hits) > k
 	hits = hits[:min(k, len(hits))]
 	sc := scopeOf(ctx)
@@ -197,7 +200,7 @@ func (v *Vine) loadCandidates(ctx context.Context, ids []string) ([]candidate, e
 	out := make([]candidate, 0, len(ids))
 	for chunk := range slices.Chunk(ids, 400) {
 		q := "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes WHERE id IN (" +
-			strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",") + ") ORDER BY id"
+			placeholders(len(chunk)) + ") ORDER BY id"
 		args := make([]any, len(chunk))
 		for i, id := range chunk {
 			args[i] = id
@@ -279,14 +282,14 @@ func newBodyScanner(terms [][]rune) *bodyScanner {
 
 // scan answers scanBody. Most bodies hold none of the terms, so the
 // quick reject runs first, as a byte search over the folded UTF-8; only a
-// body that holds a term pays for the line-by-line rune scan.
+// body that holds a term is scanned line by line.
 func (s *bodyScanner) scan(body string) [][]lineRecord {
 	out := make([][]lineRecord, len(s.terms))
 	s.buf = appendFolded(s.buf[:0], body)
 	if !s.holdsAny(s.buf) {
 		return out
 	}
-	return scanLines(body, s.terms, out)
+	return s.scanLines(body, out)
 }
 
 // holdsAny reports whether folded text holds at least one of the terms.
@@ -300,73 +303,58 @@ func (s *bodyScanner) holdsAny(folded []byte) bool {
 }
 
 // scanLines is the exact scan: every line of body, every term, with the
-// section each match sits in.
-func scanLines(body string, terms [][]rune, out [][]lineRecord) [][]lineRecord {
-	folded := foldRunes(body)
+// section each match sits in. It searches each line's folded UTF-8 for
+// the folded terms; folding keeps the rune count, so a match's rune
+// offset in the folded line is its position in the original. A line that
+// is not valid UTF-8 is taken as its rune conversion (each bad byte one
+// U+FFFD), which is what the folded bytes describe.
+func (s *bodyScanner) scanLines(body string, out [][]lineRecord) [][]lineRecord {
 	var section *string
 	lineNo := 0
-	forEachLine(body, folded, func(line string, fl []rune) {
+	var fl []byte
+	forEachLine(body, func(line string) {
 		lineNo++
+		if !utf8.ValidString(line) {
+			line = string([]rune(line))
+		}
 		if h, ok := sectionHeading(line); ok {
 			section = h
 		}
-		for i, t := range terms {
-			if pos := indexRunes(fl, t); pos >= 0 {
-				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: pos, Text: line})
+		fl = appendFolded(fl[:0], line)
+		for i, n := range s.needles {
+			if j := bytes.Index(fl, n); j >= 0 {
+				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: utf8.RuneCount(fl[:j]), Text: line})
 			}
 		}
 	})
 	return out
 }
 
-// indexRunes is the rune index of the first occurrence of t in s, or -1.
-func indexRunes(s, t []rune) int {
-	n := len(t)
-	if n == 0 || n > len(s) {
-		return -1
-	}
-	first := t[0]
-outer:
-	for i := 0; i+n <= len(s); i++ {
-		if s[i] != first {
-			continue
-		}
-		for j := 1; j < n; j++ {
-			if s[i+j] != t[j] {
-				continue outer
-			}
-		}
-		return i
-	}
-	return -1
-}
-
-// isLineBreak reports the separators of Python's str.splitlines.
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
-
-// forEachLine walks the lines of body with their folded runes (same
-// length as the original's runes), treating "\r\n" as one break.
-func forEachLine(body string, folded []rune, fn func(line string, fl []rune)) {
-	runes := []rune(body)
+// forEachLine walks the lines of body as Python's str.splitlines splits
+// them: at \n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029, with "\r\n"
+// one break.
+func forEachLine(body string, fn func(line string)) {
 	start := 0
-	for i := 0; i < len(runes); i++ {
-		if !isLineBreak(runes[i]) {
+	for i := 0; i < len(body); {
+		r, size := rune(body[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(body[i:])
+		}
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		default:
+			i += size
 			continue
 		}
-		fn(string(runes[start:i]), folded[start:i])
-		if runes[i] == '\r' && i+1 < len(runes) && runes[i+1] == '\n' {
-			i++
+		fn(body[start:i])
+		if r == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+			size++
 		}
-		start = i + 1
+		i += size
+		start = i
 	}
-	if start < len(runes) {
-		fn(string(runes[start:]), folded[start:])
+	if start < len(body) {
+		fn(body[start:])
 	}
 }
 
@@ -386,75 +374,6 @@ func sectionHeading(line string) (*string, bool) {
 	}
 	text := strings.TrimRight(trimmed, " \t\v\f\r")
 	return &text, true
-}
-
-// nodeHit gathers one node's per-term line lists.
-type nodeHit struct {
-	cand  candidate
-	terms [][]lineRecord
-	heat  float64
-	score float64
-	lines []lineRecord // union by line, pos = min over terms
-}
-
-// rankSniff combines the per-term lists, scores and orders the hits.
-func (v *Vine) rankSniff(ctx context.Context, cands []candidate, found map[string][][]lineRecord, nTerms int) []*nodeHit {
-	var hits []*nodeHit
-	ids := make([]string, 0, len(found))
-	for _, c := range cands {
-		lists, ok := found[c.id]
-		if !ok {
-			continue
-		}
-		h := &nodeHit{cand: c, terms: lists, lines: unionLines(lists)}
-		if len(h.lines) == 0 {
-			continue
-		}
-		hits = append(hits, h)
-		ids = append(ids, c.id)
-	}
-	heat := v.heat(ctx, ids)
-	for _, h := range hits {
-		hitTerms := 0
-		for _, l := range h.terms {
-			if len(l) > 0 {
-				hitTerms++
-			}
-		}
-		strength := float64(hitTerms) / float64(nTerms)
-		density := 1 + 0.15*math.Log2(float64(len(h.lines)))
-		h.heat = round4(heat[h.cand.id])
-		h.score = round4(strength * density * (1 + v.alpha()*h.heat))
-	}
-	slices.SortFunc(hits, func(a, b *nodeHit) int {
-		ai, bi := forest.IsIndex(a.cand.id), forest.IsIndex(b.cand.id)
-		if ai != bi {
-			if ai {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(b.lines), len(a.lines)), strings.Compare(a.cand.id, b.cand.id))
-	})
-	return hits
-}
-
-// unionLines merges per-term lists by line, keeping the leftmost position.
-func unionLines(lists [][]lineRecord) []lineRecord {
-	byLine := map[int]lineRecord{}
-	for _, list := range lists {
-		for _, l := range list {
-			if prev, ok := byLine[l.Line]; !ok || l.Pos < prev.Pos {
-				byLine[l.Line] = l
-			}
-		}
-	}
-	out := make([]lineRecord, 0, len(byLine))
-	for _, l := range byLine {
-		out = append(out, l)
-	}
-	slices.SortFunc(out, func(a, b lineRecord) int { return a.Line - b.Line })
-	return out
 }
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }

@@ -312,21 +312,3 @@ func TestSniffEachMatchesScopedSniff(t *testing.T) {
 	assert.Equal(t, ENotFound, CodeOf(err))
 }
 
-// FuzzQuickRejectAgreesWithRuneScan proves the byte-level quick reject
-// never drops a body the exact rune scan would match.
-func FuzzQuickRejectAgreesWithRuneScan(f *testing.F) {
-	f.Add("Maré ALTA\n## Sec\nNavegação", "mare alta")
-	f.Add("\xff\xfeabc", "\uFFFDabc")
-	f.Add("İstanbul ǅ ß", "i̇s")
-	f.Fuzz(func(t *testing.T, body, term string) {
-		ft := foldRunes(term)
-		if len(ft) == 0 {
-			return
-		}
-		want := scanLines(body, [][]rune{ft}, make([][]lineRecord, 1))
-		got := newBodyScanner([][]rune{ft}).scan(body)
-		if len(want[0]) != len(got[0]) {
-			t.Fatalf("quick reject disagrees: %d lines vs %d", len(got[0]), len(want[0]))
-		}
-	})
-}

@@ -30,8 +30,11 @@ type memoEntry struct {
 
 // scanResult is what the scan found: per node, per term, the lines.
 type scanResult struct {
-	cands   []candidate // rows of the nodes with a hit or a read, id order
-	found   map[string][][]lineRecord
+	found map[string][][]lineRecord
+	// partial holds the nodes whose lists came from the memo's line
+	// numbers alone (see sniffrank.go), with the body hash they are valid
+	// for; a node read from its file leaves it.
+	partial map[string]string
 	skipped int // unreadable or unreachable bodies, not counted as scanned
 	fresh   []memoEntry
 
@@ -48,26 +51,23 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 	if err != nil {
 		return nil, err
 	}
-	res := &scanResult{found: map[string][][]lineRecord{}, generation: gen}
+	res := &scanResult{found: map[string][][]lineRecord{}, partial: map[string]string{}, generation: gen}
 	uncovered := map[string]string{} // id -> body hash
 	for ti, t := range terms {
-		covered, err := v.termCovered(ctx, string(t), gen)
-		if err != nil {
-			return nil, err
-		}
-		if pred.whole && !covered {
-			res.cover = append(res.cover, string(t))
-		}
-		// Uncovered nodes first: memo rows stored in the background between
-		// the two statements then make a node both uncovered (it is read,
-		// which is always right) and matched, never neither.
-		if err := v.uncovered(ctx, pred, string(t), covered, uncovered); err != nil {
-			return nil, err
-		}
-		err = v.memoMatches(ctx, pred, string(t), uncovered, func(id string, lines []lineRecord) {
+		found := func(id, hash string, lines []lineRecord, numbersOnly bool) {
 			res.add(id, ti, len(terms), lines)
-		})
-		if err != nil {
+			if numbersOnly {
+				res.partial[id] = hash
+			}
+		}
+		if hot, ok := v.hot.get(string(t), gen); ok && pred.whole {
+			hot.each(found)
+			for _, id := range hot.unhashed {
+				uncovered[id] = ""
+			}
+			continue
+		}
+		if err := v.memoTerm(ctx, pred, string(t), gen, res, uncovered, found); err != nil {
 			return nil, err
 		}
 	}
@@ -81,6 +81,7 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 		return nil, err
 	}
 	for i, id := range toRead { // id order: deterministic results
+		delete(res.partial, id) // read whole: every term's lists are full
 		if scans[i] == nil {
 			res.skipped++
 			delete(res.found, id)
@@ -93,15 +94,53 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 			}
 		}
 	}
-	// Catalog rows only for nodes with hits: what ranking and rendering need.
-	hits := make([]string, 0, len(res.found))
-	for id := range res.found {
-		hits = append(hits, id)
-	}
-	if res.cands, err = v.loadCandidates(ctx, hits); err != nil {
-		return nil, err
-	}
 	return res, nil
+}
+
+// memoTerm answers one term from the memo rows (see scanScope), and
+// keeps the answer in the hot memo when it is complete: a whole-forest
+// scan of a covered term whose rows all decoded.
+func (v *Vine) memoTerm(ctx context.Context, pred scopePred, term string, gen int64, res *scanResult,
+	uncovered map[string]string, found func(id, hash string, lines []lineRecord, numbersOnly bool)) error {
+	covered, err := v.termCovered(ctx, term, gen)
+	if err != nil {
+		return err
+	}
+	if pred.whole && !covered {
+		res.cover = append(res.cover, term)
+	}
+	// Uncovered nodes first: memo rows stored in the background between
+	// the two statements then make a node both uncovered (it is read,
+	// which is always right) and matched, never neither.
+	var hot *hotBuilder
+	if pred.whole && covered {
+		hot = &hotBuilder{}
+	}
+	err = v.uncovered(ctx, pred, term, covered, func(id, hash string) {
+		uncovered[id] = hash
+		if hot != nil {
+			hot.t.unhashed = append(hot.t.unhashed, id)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	damaged, err := v.memoMatches(ctx, pred, term, uncovered, func(id, hash string, lines []lineRecord, numbersOnly bool) {
+		found(id, hash, lines, numbersOnly)
+		switch {
+		case !numbersOnly:
+			hot = nil // full records: an older file, nothing to keep
+		case hot != nil:
+			hot.add(id, hash, lines)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if hot != nil && damaged == 0 {
+		v.hot.put(term, gen, &hot.t)
+	}
+	return nil
 }
 
 // scanWorkers read and scan bodies in parallel: a cold scan is mostly
@@ -275,32 +314,47 @@ func (r *scanResult) add(id string, term, nTerms int, lines []lineRecord) {
 const validMemo = "m.term = ? AND m.node_id = nodes.id AND nodes.body_hash != '' AND m.body_hash = nodes.body_hash"
 
 // memoMatches calls match for every valid memo row of term in scope that
-// holds lines. A row that does not decode is a miss, never an answer: its
-// node joins damaged and is read again.
+// holds lines. It reads the line numbers only (numbersOnly), from the
+// covering index, unless the file predates that column (a read-only open
+// of an older catalog), when it decodes the full records. A row without
+// numbers (another implementation wrote it) or that does not decode is a
+// miss, never an answer: its node joins damaged and is read again, and the
+// fresh scan stores the row whole.
 func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, damaged map[string]string,
-	match func(id string, lines []lineRecord)) error {
-	q := "SELECT nodes.id, nodes.body_hash, m.lines FROM sniff_memo m JOIN nodes ON " + validMemo +
+	match func(id, hash string, lines []lineRecord, numbersOnly bool)) (damagedRows int, err error) {
+	numbersOnly := v.cat.HasColumn("sniff_memo", "line_nos")
+	col := "m.lines"
+	if numbersOnly {
+		col = "m.line_nos"
+	}
+	q := "SELECT nodes.id, nodes.body_hash, " + col + " FROM sniff_memo m JOIN nodes ON " + validMemo +
 		" WHERE m.lines != '[]' AND " + pred.where
-	return v.eachRow(ctx, q, append([]any{term}, pred.args...), func(rows *sql.Rows) error {
+	err = v.eachRow(ctx, q, append([]any{term}, pred.args...), func(rows *sql.Rows) error {
 		var id, hash, raw string
 		if err := rows.Scan(&id, &hash, &raw); err != nil {
 			return err
 		}
-		lines, err := decodeLines(raw)
-		if err != nil {
+		decode := decodeLines
+		if numbersOnly {
+			decode = decodeLineNumbers
+		}
+		lines, err := decode(raw)
+		if err != nil || len(lines) == 0 {
 			damaged[id] = hash
+			damagedRows++
 			return nil
 		}
-		match(id, lines)
+		match(id, hash, lines, numbersOnly)
 		return nil
 	})
+	return damagedRows, err
 }
 
 // uncovered adds the nodes in scope with no valid memo row for term. For
 // a term marked covered at this generation only nodes without a body hash
 // qualify (their bodies are always scanned directly), and the per-node
 // existence check is skipped.
-func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, covered bool, into map[string]string) error {
+func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, covered bool, add func(id, hash string)) error {
 	q := "SELECT nodes.id, nodes.body_hash FROM nodes WHERE " + pred.where +
 		" AND NOT EXISTS (SELECT 1 FROM sniff_memo m WHERE " + validMemo + ")"
 	args := append(append([]any{}, pred.args...), term)
@@ -313,7 +367,7 @@ func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, cover
 		if err := rows.Scan(&id, &hash); err != nil {
 			return err
 		}
-		into[id] = hash
+		add(id, hash)
 		return nil
 	})
 }
@@ -468,8 +522,9 @@ func (v *Vine) writeMemo(ctx context.Context, scan *scanResult) {
 			return err
 		}
 		stmt, err := tx.PrepareContext(ctx,
-			"INSERT INTO sniff_memo(term, node_id, body_hash, lines) VALUES (?, ?, ?, ?) "+
-				"ON CONFLICT(term, node_id) DO UPDATE SET body_hash = excluded.body_hash, lines = excluded.lines")
+			"INSERT INTO sniff_memo(term, node_id, body_hash, lines, line_nos) VALUES (?, ?, ?, ?, ?) "+
+				"ON CONFLICT(term, node_id) DO UPDATE SET body_hash = excluded.body_hash, lines = excluded.lines, "+
+				"line_nos = excluded.line_nos")
 		if err != nil {
 			return err
 		}
@@ -481,7 +536,7 @@ func (v *Vine) writeMemo(ctx context.Context, scan *scanResult) {
 					return err
 				}
 			}
-			if _, err := stmt.ExecContext(ctx, e.term, e.node, e.hash, string(lines)); err != nil {
+			if _, err := stmt.ExecContext(ctx, e.term, e.node, e.hash, string(lines), encodeLineNumbers(e.lines)); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package vine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -139,3 +140,38 @@ func (p *lineParser) escaped(start int) (string, error) {
 	}
 	return "", errSlowPath
 }
+
+// encodeLineNumbers renders the line numbers of a memo row's records,
+// ascending and comma-separated ("3,17,25"); ” for no records.
+func encodeLineNumbers(lines []lineRecord) string {
+	b := make([]byte, 0, 4*len(lines))
+	for i, l := range lines {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(l.Line), 10)
+	}
+	return string(b)
+}
+
+// decodeLineNumbers parses encodeLineNumbers into records that carry the
+// line number only: what ranking reads. Anything but positive, strictly
+// ascending numbers is an error, so a damaged row is read again.
+func decodeLineNumbers(raw string) ([]lineRecord, error) {
+	if raw == "" {
+		return nil, errNoLineNumbers
+	}
+	out := make([]lineRecord, 0, strings.Count(raw, ",")+1)
+	prev := 0
+	for field := range strings.SplitSeq(raw, ",") {
+		n, err := strconv.Atoi(field)
+		if err != nil || n <= prev {
+			return nil, fmt.Errorf("memo line numbers %q: not positive ascending integers", raw)
+		}
+		out = append(out, lineRecord{Line: n})
+		prev = n
+	}
+	return out, nil
+}
+
+var errNoLineNumbers = errors.New("memo row without line numbers")

@@ -105,6 +105,7 @@ type Vine struct {
 	stmts      stmtCache       // prepared reads, per query text
 	background sync.WaitGroup  // derived-layer writes after an answer (sniff memo)
 	folds      foldCacheHolder // cold sniff's quick reject (foldcache.go)
+	hot        hotMemo         // warm sniff of covered terms (sniffhot.go)
 
 	wmu       sync.Mutex // the one writer
 	closeOnce sync.Once

@@ -124,6 +124,7 @@ type Catalog struct {
 	reader *sql.DB // query_only connections
 	w      writeStmts
 	r      readStmts
+	cols   map[string]map[string]bool // columns the file had when opened
 }
 
 // busyTimeout is the normative busy_timeout of _derived databases (v0.57).
@@ -214,8 +215,16 @@ func (c *Catalog) openReader(ctx context.Context) error {
 	if err := c.r.prepare(ctx, db, cols); err != nil {
 		return fmt.Errorf("catalog: prepare statements: %w", err)
 	}
+	c.cols = cols
 	return nil
 }
+
+// HasColumn reports whether the file's table had the column when the
+// catalog was opened. A writable open adds every missing column first, so
+// only a read-only open of a file written by an older version or another
+// implementation can answer false; readers then fall back to what the
+// older layout holds.
+func (c *Catalog) HasColumn(table, column string) bool { return c.cols[table][column] }
 
 // dsn renders path as an SQLite URI; escaping keeps '?', '#' and '%' in
 // directory names from being read as URI syntax.

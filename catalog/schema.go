@@ -86,9 +86,11 @@ var edgesTable = table{
 }
 
 // obsolete are indexes and triggers earlier layouts created and a
-// writable open drops: edges_dst gave way to edges_dst_cover, and the
-// trigger withdrawing every coverage marker to the per-term one.
-var obsolete = []string{"DROP INDEX IF EXISTS edges_dst", "DROP TRIGGER IF EXISTS sniff_memo_uncover"}
+// writable open drops: edges_dst gave way to edges_dst_cover, the
+// trigger withdrawing every coverage marker to the per-term one, and
+// sniff_memo_hits to sniff_memo_hits_cover.
+var obsolete = []string{"DROP INDEX IF EXISTS edges_dst", "DROP TRIGGER IF EXISTS sniff_memo_uncover",
+	"DROP INDEX IF EXISTS sniff_memo_hits"}
 
 // movesTable holds waymarks (v0.58). The index on new_id serves Delete and
 // the reverse lookup in Get.
@@ -111,13 +113,20 @@ var sniffMemoTable = table{
 		{name: "node_id", decl: "TEXT NOT NULL", key: true},
 		{name: "body_hash", decl: "TEXT NOT NULL DEFAULT ''"},
 		{name: "lines", decl: "TEXT NOT NULL DEFAULT '[]'"},
+		// line_nos repeats the line numbers of lines ("3,17,25"), which is
+		// all ranking needs: a warm sniff ranks every matching node from
+		// this column and decodes the full records of the k it renders
+		// only. '' means not recorded (a row another implementation
+		// wrote); readers then decode lines.
+		{name: "line_nos", decl: "TEXT NOT NULL DEFAULT ''"},
 	},
 	constraint: "PRIMARY KEY (term, node_id)",
 	indexes: []string{
 		"CREATE INDEX IF NOT EXISTS sniff_memo_node ON sniff_memo(node_id)",
-		// Only rows with matches: a warm scan reads hits, never the
-		// recorded negatives (cost rule 1 of C.6b.1).
-		"CREATE INDEX IF NOT EXISTS sniff_memo_hits ON sniff_memo(term, node_id) WHERE lines != '[]'",
+		// Only rows with matches, and covering what ranking reads: a warm
+		// scan reads hits, never the recorded negatives (cost rule 1 of
+		// C.6b.1), and never the line texts of nodes it does not render.
+		"CREATE INDEX IF NOT EXISTS sniff_memo_hits_cover ON sniff_memo(term, node_id, body_hash, line_nos) WHERE lines != '[]'",
 	},
 }
 
@@ -362,7 +371,7 @@ func tableColumns(ctx context.Context, q queryer, name string) (map[string]bool,
 // presentColumns returns the columns of every table the reader selects from.
 func presentColumns(ctx context.Context, db *sql.DB) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
-	for _, name := range []string{"nodes", "edges", "moves", "nodes_fts"} {
+	for _, name := range []string{"nodes", "edges", "moves", "nodes_fts", "sniff_memo"} {
 		cols, err := tableColumns(ctx, db, name)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,101 @@
+package vine
+
+import (
+	"testing"
+
+	"github.com/monkeyllm/vine/internal/terms"
+)
+
+// The rune scan below is the plain reading of C.6b that sniff's byte scan
+// must agree with: fold the body into runes, split it as splitlines does,
+// and find each folded term by rune comparison. The tests use it as the
+// oracle.
+
+// foldRunes folds into a rune slice.
+func foldRunes(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		out = append(out, terms.FoldRune(r))
+	}
+	return out
+}
+
+func runeScanLines(body string, terms [][]rune) [][]lineRecord {
+	out := make([][]lineRecord, len(terms))
+	runes := []rune(body)
+	folded := foldRunes(body)
+	var section *string
+	lineNo := 0
+	visit := func(start, end int) {
+		lineNo++
+		line := string(runes[start:end])
+		if h, ok := sectionHeading(line); ok {
+			section = h
+		}
+		for i, t := range terms {
+			if pos := indexRunes(folded[start:end], t); pos >= 0 {
+				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: pos, Text: line})
+			}
+		}
+	}
+	start := 0
+	for i := 0; i < len(runes); i++ {
+		switch runes[i] {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		default:
+			continue
+		}
+		visit(start, i)
+		if runes[i] == '\r' && i+1 < len(runes) && runes[i+1] == '\n' {
+			i++
+		}
+		start = i + 1
+	}
+	if start < len(runes) {
+		visit(start, len(runes))
+	}
+	return out
+}
+
+func indexRunes(s, t []rune) int {
+	n := len(t)
+outer:
+	for i := 0; i+n <= len(s); i++ {
+		for j := range n {
+			if s[i+j] != t[j] {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// FuzzByteScanAgreesWithRuneScan proves the byte scan, quick reject
+// included, finds exactly the lines, positions, sections and texts of the
+// rune scan.
+func FuzzByteScanAgreesWithRuneScan(f *testing.F) {
+	f.Add("Maré ALTA\n## Sec\nNavegação", "mare alta")
+	f.Add("\xff\xfeabc", "\uFFFDabc")
+	f.Add("İstanbul ǅ ß", "i̇s")
+	f.Add("a\r\nb\u2028## X\u0085xa\x1cxx", "x")
+	f.Add("## h\xffi \nhi\r\rhi", "hi")
+	f.Fuzz(func(t *testing.T, body, term string) {
+		ft := foldRunes(term)
+		if len(ft) == 0 {
+			return
+		}
+		want := runeScanLines(body, [][]rune{ft})[0]
+		got := newBodyScanner([][]rune{ft}).scan(body)[0]
+		if len(want) != len(got) {
+			t.Fatalf("byte scan found %d lines, rune scan %d", len(got), len(want))
+		}
+		for i := range want {
+			w, g := want[i], got[i]
+			if w.Line != g.Line || w.Pos != g.Pos || w.Text != g.Text || (w.Section == nil) != (g.Section == nil) ||
+				(w.Section != nil && *w.Section != *g.Section) {
+				t.Fatalf("line %d: byte scan %+v, rune scan %+v", i, g, w)
+			}
+		}
+	})
+}

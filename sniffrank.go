@@ -1,0 +1,281 @@
+package vine
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/monkeyllm/vine/forest"
+)
+
+// Ranking a sniff needs, per node, only which terms matched and on which
+// lines; rendering needs the line texts, sections and positions, and the
+// catalog row. A warm scan therefore ranks every matching node from the
+// memo's line numbers and settles the full records and rows of the k it
+// returns only: at a common term that is a few rows decoded instead of
+// one per node of the forest.
+
+// nodeHit gathers one node's per-term line lists.
+type nodeHit struct {
+	cand  candidate
+	terms [][]lineRecord
+	heat  float64
+	score float64
+	lines []lineRecord // union by line, pos = min over terms
+
+	numbersOnly bool // terms hold line numbers only (from the memo)
+	hasRow      bool // cand holds the catalog row, not just the id
+	gone        bool // vanished while settling: dropped from the answer
+}
+
+// rankSniff combines the per-term lists, scores and orders the hits. The
+// hits carry ids only; settle completes the ones that are returned.
+func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms int) []*nodeHit {
+	hits := make([]*nodeHit, 0, len(scan.found))
+	ids := make([]string, 0, len(scan.found))
+	for id, lists := range scan.found {
+		_, numbersOnly := scan.partial[id]
+		h := &nodeHit{cand: candidate{id: id}, terms: lists, lines: unionLines(lists), numbersOnly: numbersOnly}
+		if len(h.lines) == 0 {
+			continue
+		}
+		hits = append(hits, h)
+		ids = append(ids, id)
+	}
+	heat := v.heat(ctx, ids)
+	for _, h := range hits {
+		h.heat = round4(heat[h.cand.id])
+		h.rescore(nTerms, v.alpha())
+	}
+	slices.SortFunc(hits, compareHits)
+	return hits
+}
+
+// rescore is strength × density × (1 + α·heat): strength the share of
+// terms matched, density 1 + 0.15·log2(matching lines).
+func (h *nodeHit) rescore(nTerms int, alpha float64) {
+	hitTerms := 0
+	for _, l := range h.terms {
+		if len(l) > 0 {
+			hitTerms++
+		}
+	}
+	strength := float64(hitTerms) / float64(nTerms)
+	density := 1 + 0.15*math.Log2(float64(len(h.lines)))
+	h.score = round4(strength * density * (1 + alpha*h.heat))
+}
+
+// compareHits orders content nodes before index nodes, then by score,
+// matching lines and id.
+func compareHits(a, b *nodeHit) int {
+	ai, bi := forest.IsIndex(a.cand.id), forest.IsIndex(b.cand.id)
+	if ai != bi {
+		if ai {
+			return 1
+		}
+		return -1
+	}
+	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(b.lines), len(a.lines)), strings.Compare(a.cand.id, b.cand.id))
+}
+
+// settle makes the first k hits renderable: full line records for the
+// ones ranked from line numbers, and catalog rows. A memo row that no
+// longer agrees with its line numbers sends the node back to its file,
+// and a node gone from the catalog leaves the answer; either can change
+// the order, so settling repeats until the first k are complete. Each
+// round completes at least one hit, so it ends.
+func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k int, terms [][]rune) ([]*nodeHit, error) {
+	for {
+		var pending []*nodeHit
+		for _, h := range hits[:min(k, len(hits))] {
+			if h.numbersOnly || !h.hasRow {
+				pending = append(pending, h)
+			}
+		}
+		if len(pending) == 0 {
+			return hits, nil
+		}
+		if err := v.fullLines(ctx, scan, pending, terms); err != nil {
+			return nil, err
+		}
+		if err := v.catalogRows(ctx, pending); err != nil {
+			return nil, err
+		}
+		hits = slices.DeleteFunc(hits, func(h *nodeHit) bool { return h.gone })
+		slices.SortFunc(hits, compareHits)
+	}
+}
+
+// fullLines replaces the line numbers of the pending hits with the memo's
+// full records. The (node, term) pairs to read go in as one JSON argument,
+// so the statement is prepared once whatever their number. Where a row is
+// missing, stale or disagrees with the numbers ranked on, the node's body
+// is scanned again.
+func (v *Vine) fullLines(ctx context.Context, scan *scanResult, pending []*nodeHit, terms [][]rune) error {
+	full := map[string][][]lineRecord{}
+	var pairs [][2]string
+	for _, h := range pending {
+		if !h.numbersOnly {
+			continue
+		}
+		for ti, lines := range h.terms {
+			if len(lines) == 0 {
+				continue
+			}
+			if kept, ok := v.hot.full(string(terms[ti]), scan.generation, h.cand.id); ok {
+				if full[h.cand.id] == nil {
+					full[h.cand.id] = make([][]lineRecord, len(terms))
+				}
+				full[h.cand.id][ti] = kept
+				continue
+			}
+			pairs = append(pairs, [2]string{h.cand.id, string(terms[ti])})
+		}
+	}
+	if len(pairs) > 0 {
+		if err := v.memoFull(ctx, scan, pairs, terms, full); err != nil {
+			return err
+		}
+	}
+	for _, h := range pending {
+		if h.numbersOnly {
+			v.completeLines(h, full[h.cand.id], terms, len(terms))
+		}
+	}
+	return nil
+}
+
+// memoFull reads the memo rows of the (node, term) pairs into full, and
+// keeps them in the hot memo where their term is held. A row of another
+// body hash than the one ranked on, or one that does not decode, is left
+// out (the node is then scanned again).
+func (v *Vine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]string, terms [][]rune, full map[string][][]lineRecord) error {
+	arg, err := json.Marshal(pairs)
+	if err != nil {
+		return err
+	}
+	termIndex := make(map[string]int, len(terms))
+	for i, t := range terms {
+		termIndex[string(t)] = i
+	}
+	const q = "SELECT m.node_id, m.term, m.body_hash, m.lines FROM json_each(?) AS j " +
+		"JOIN sniff_memo AS m ON m.term = j.value->>1 AND m.node_id = j.value->>0"
+	return v.eachRow(ctx, q, []any{string(arg)}, func(rows *sql.Rows) error {
+		var id, term, hash, raw string
+		if err := rows.Scan(&id, &term, &hash, &raw); err != nil {
+			return err
+		}
+		ti, ok := termIndex[term]
+		if !ok || hash != scan.partial[id] {
+			return nil
+		}
+		lines, err := decodeLines(raw)
+		if err != nil {
+			return nil
+		}
+		if full[id] == nil {
+			full[id] = make([][]lineRecord, len(terms))
+		}
+		full[id][ti] = lines
+		v.hot.keepFull(term, scan.generation, id, lines)
+		return nil
+	})
+}
+
+// completeLines takes the full records when they agree with the numbers
+// ranked on, else rescans the body; a body gone or unreadable drops the
+// hit.
+func (v *Vine) completeLines(h *nodeHit, full [][]lineRecord, terms [][]rune, nTerms int) {
+	h.numbersOnly = false
+	if sameLineNumbers(h.terms, full) {
+		h.terms, h.lines = full, unionLines(full)
+		return
+	}
+	body, ok := v.sniffBody(h.cand.id)
+	if !ok {
+		h.gone = true
+		return
+	}
+	h.terms = scanBody(body, terms)
+	h.lines = unionLines(h.terms)
+	if len(h.lines) == 0 {
+		h.gone = true
+		return
+	}
+	h.rescore(nTerms, v.alpha())
+}
+
+// sameLineNumbers reports whether full has, term by term, exactly the
+// line numbers of numbers.
+func sameLineNumbers(numbers, full [][]lineRecord) bool {
+	if len(full) != len(numbers) {
+		return false
+	}
+	for ti := range numbers {
+		if !slices.EqualFunc(numbers[ti], full[ti], func(a, b lineRecord) bool { return a.Line == b.Line }) {
+			return false
+		}
+	}
+	return true
+}
+
+// catalogRows loads the rows of the pending hits that lack one; a hit
+// whose node left the catalog is marked gone.
+func (v *Vine) catalogRows(ctx context.Context, pending []*nodeHit) error {
+	var ids []string
+	for _, h := range pending {
+		if !h.hasRow && !h.gone {
+			ids = append(ids, h.cand.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	cands, err := v.loadCandidates(ctx, ids)
+	if err != nil {
+		return err
+	}
+	rows := make(map[string]candidate, len(cands))
+	for _, c := range cands {
+		rows[c.id] = c
+	}
+	for _, h := range pending {
+		if h.hasRow || h.gone {
+			continue
+		}
+		c, ok := rows[h.cand.id]
+		h.cand, h.hasRow, h.gone = c, ok, !ok
+	}
+	return nil
+}
+
+// unionLines merges per-term lists by line, keeping the leftmost position.
+// Each list is in line order, and most nodes match one term only, whose
+// list is the union as it stands (lists are never modified once found).
+func unionLines(lists [][]lineRecord) []lineRecord {
+	var only []lineRecord
+	n, nonEmpty := 0, 0
+	for _, l := range lists {
+		if len(l) > 0 {
+			only, n, nonEmpty = l, n+len(l), nonEmpty+1
+		}
+	}
+	if nonEmpty <= 1 {
+		return only
+	}
+	all := make([]lineRecord, 0, n)
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.SortFunc(all, func(a, b lineRecord) int { return cmp.Or(a.Line-b.Line, a.Pos-b.Pos) })
+	return slices.CompactFunc(all, func(a, b lineRecord) bool { return a.Line == b.Line })
+}
+
+// placeholders is "?,?,…" for n parameters.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}

@@ -1,0 +1,84 @@
+package vine
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A warm sniff ranks from the memo's line numbers and settles the full
+// records of what it returns. Rows that another implementation wrote
+// without numbers, or that are damaged, cost a read of the body and never
+// change the answer.
+func TestSniffMemoRowsThatCannotBeTrustedAreReadAgain(t *testing.T) {
+	for _, tc := range []struct{ name, tamper string }{
+		{"rows without line numbers", "UPDATE sniff_memo SET line_nos = ''"},
+		{"line numbers that do not parse", "UPDATE sniff_memo SET line_nos = '3,x' WHERE lines != '[]'"},
+		{"line numbers out of order", "UPDATE sniff_memo SET line_nos = line_nos || ',1' WHERE lines != '[]'"},
+		{"records that do not decode", "UPDATE sniff_memo SET lines = '[[1,' WHERE lines != '[]'"},
+		{"records of another body", "UPDATE sniff_memo SET lines = '[[1, null, 0, \"x\"]]' WHERE lines != '[]' AND line_nos != '1'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, _ := writableFixture(t)
+			args := `{"terms": ["storm", "alert"], "k": 5}`
+			want := sniffJSON(t, v, args)
+			v.background.Wait()
+			require.Equal(t, want, sniffJSON(t, v, args), "warm equals cold")
+			v.background.Wait()
+			require.NoError(t, v.cat.Write(context.Background(), func(tx *sql.Tx) error {
+				_, err := tx.Exec(tc.tamper)
+				return err
+			}))
+			v.hot.reset()
+			assert.Equal(t, want, sniffJSON(t, v, args))
+		})
+	}
+}
+
+func TestHotMemoKeepsOneGenerationWithinBudget(t *testing.T) {
+	defer func(b int) { hotMemoBudget = b }(hotMemoBudget)
+	entry := func(n int) *hotTerm {
+		var b hotBuilder
+		for i := range n {
+			b.add("node/"+string(rune('a'+i%26)), "hash", []lineRecord{{Line: i + 1}})
+		}
+		return &b.t
+	}
+	hotMemoBudget = 3 * entry(4).cost()
+	var m hotMemo
+	m.put("alpha", 7, entry(4))
+	m.put("beta", 7, entry(4))
+	_, ok := m.get("alpha", 7) // alpha is now the most recently used
+	require.True(t, ok)
+	m.put("gamma", 7, entry(4))
+	m.put("delta", 7, entry(4)) // over budget: beta, least recently used, leaves
+	_, ok = m.get("beta", 7)
+	assert.False(t, ok)
+	for _, term := range []string{"alpha", "gamma", "delta"} {
+		_, ok := m.get(term, 7)
+		assert.True(t, ok, term)
+	}
+	_, ok = m.get("alpha", 8)
+	assert.False(t, ok, "another generation misses")
+
+	m.put("older", 6, entry(1))
+	_, ok = m.get("older", 6)
+	assert.False(t, ok, "a reader that raced a write stores nothing")
+	m.put("epsilon", 8, entry(1))
+	_, ok = m.get("alpha", 7)
+	assert.False(t, ok, "a newer generation empties the cache")
+
+	m.put("huge", 8, entry(100))
+	_, ok = m.get("huge", 8)
+	assert.False(t, ok, "an entry above the whole budget is not kept")
+
+	var got []int
+	entry(3).each(func(id, hash string, lines []lineRecord, numbersOnly bool) {
+		assert.True(t, numbersOnly)
+		got = append(got, lines[0].Line)
+	})
+	assert.Equal(t, []int{1, 2, 3}, got)
+}
