@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/terms"
@@ -122,10 +124,8 @@ func Harvest(ctx context.Context, r Reader, query string, opt Options) (*Result,
 		return nil, err
 	}
 	res.SupersededExcluded = excluded
-	for _, c := range seats {
-		res.Results = append(res.Results, buildItem(ctx, r, c, searchTerms))
-	}
-	if err := annotate(ctx, r, res.Results, opt.IncludeSuperseded); err != nil {
+	res.Results = buildItems(ctx, r, seats, searchTerms)
+	if err := annotate(ctx, r, seats, res.Results, opt.IncludeSuperseded); err != nil {
 		return nil, err
 	}
 	legs.windowFacts(res)
@@ -160,12 +160,28 @@ func effectiveK(k int) (int, error) {
 
 // candidate is a fused hit with what the legs said of it.
 type candidate struct {
-	id      string
-	score   float64
-	loc     *vine.LocateHit
-	sniff   *vine.SniffHit
-	created string
-	updated string
+	id    string
+	score float64
+	loc   *vine.LocateHit
+	sniff *vine.SniffHit
+	rec   catalog.Record // the node's row (no edges), read once for all candidates
+	found bool           // rec was read
+	in    []catalog.InEdge
+	inOK  bool // in was read
+}
+
+// inEdges reads the candidate's in-edges once: seating and annotating
+// both need them.
+func (c *candidate) inEdges(ctx context.Context, r Reader) ([]catalog.InEdge, error) {
+	if c.inOK {
+		return c.in, nil
+	}
+	in, err := r.InEdges(ctx, c.id)
+	if err != nil {
+		return nil, err
+	}
+	c.in, c.inOK = in, true
+	return in, nil
 }
 
 type legs struct {
@@ -173,20 +189,26 @@ type legs struct {
 	sniff *vine.SniffResult
 }
 
+// runLegs runs locate and sniff side by side: they share nothing, and
+// a sweep's latency is then the slower leg's, not their sum. A refusal
+// of locate is reported before one of sniff.
 func runLegs(ctx context.Context, r Reader, query string, searchTerms []string, k int, opt Options) (*legs, error) {
 	l := &legs{}
-	var err error
-	l.loc, err = r.Locate(ctx, query, vine.LocateOptions{K: 2 * k, Since: opt.Since, Until: opt.Until,
-		DateField: opt.DateField, Hybrid: opt.Hybrid})
-	if err != nil {
-		return nil, err
-	}
+	var locErr, sniffErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		l.loc, locErr = r.Locate(ctx, query, vine.LocateOptions{K: 2 * k, Since: opt.Since, Until: opt.Until,
+			DateField: opt.DateField, Hybrid: opt.Hybrid})
+	})
 	if len(searchTerms) > 0 {
-		l.sniff, err = r.Sniff(ctx, searchTerms, vine.SniffOptions{K: 2 * k, Since: opt.Since, Until: opt.Until,
-			DateField: opt.DateField})
-		if err != nil {
-			return nil, err
-		}
+		wg.Go(func() {
+			l.sniff, sniffErr = r.Sniff(ctx, searchTerms, vine.SniffOptions{K: 2 * k, Since: opt.Since, Until: opt.Until,
+				DateField: opt.DateField})
+		})
+	}
+	wg.Wait()
+	if err := cmp.Or(locErr, sniffErr); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
@@ -227,14 +249,15 @@ func orderCandidates(ctx context.Context, r Reader, cands []*candidate) error {
 		return err
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(b.updated, a.updated),
-			strings.Compare(b.created, a.created), strings.Compare(a.id, b.id))
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(b.rec.Updated, a.rec.Updated),
+			strings.Compare(b.rec.Created, a.rec.Created), strings.Compare(a.id, b.id))
 	})
 	return nil
 }
 
-// candidateDates fills created and updated, in one read when the Reader
-// offers Records.
+// candidateDates reads the candidates' rows, in one read when the Reader
+// offers Records: their dates order the candidates, and the rows serve
+// the items built from them.
 func candidateDates(ctx context.Context, r Reader, cands []*candidate) error {
 	if rr, ok := r.(recordsReader); ok {
 		ids := make([]string, len(cands))
@@ -246,8 +269,7 @@ func candidateDates(ctx context.Context, r Reader, cands []*candidate) error {
 			return err
 		}
 		for _, c := range cands {
-			rec := recs[c.id]
-			c.created, c.updated = rec.Created, rec.Updated
+			c.rec, c.found = recs[c.id]
 		}
 		return nil
 	}
@@ -256,7 +278,7 @@ func candidateDates(ctx context.Context, r Reader, cands []*candidate) error {
 		if err != nil {
 			return err
 		}
-		c.created, c.updated = rec.Created, rec.Updated
+		c.rec, c.found = rec, true
 	}
 	return nil
 }
@@ -271,7 +293,7 @@ func fillSeats(ctx context.Context, r Reader, cands []*candidate, k int, keepSup
 			break
 		}
 		if !keepSuperseded {
-			by, err := supersessors(ctx, r, c.id)
+			by, err := supersessors(ctx, r, c)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -287,8 +309,8 @@ func fillSeats(ctx context.Context, r Reader, cands []*candidate, k int, keepSup
 
 // supersessors are the live nodes declaring `supersedes` toward id: the
 // catalog deletes a node's edges with it, so an edge present is live.
-func supersessors(ctx context.Context, r Reader, id string) ([]string, error) {
-	in, err := r.InEdges(ctx, id)
+func supersessors(ctx context.Context, r Reader, c *candidate) ([]string, error) {
+	in, err := c.inEdges(ctx, r)
 	if err != nil {
 		return nil, err
 	}

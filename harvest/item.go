@@ -4,25 +4,35 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/forest"
 )
 
+// buildItems assembles the seats side by side, each from its own reads;
+// the items keep the seats' order.
+func buildItems(ctx context.Context, r Reader, seats []*candidate, searchTerms []string) []Item {
+	items := make([]Item, len(seats))
+	var wg sync.WaitGroup
+	for i, c := range seats {
+		wg.Go(func() { items[i] = buildItem(ctx, r, c, searchTerms) })
+	}
+	wg.Wait()
+	return items
+}
+
 // buildItem assembles one seat: metadata from the locate hit (else the
 // sniff hit and the catalog row), refined matches, content, notes.
 func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string) Item {
-	it := Item{ID: c.id, Score: round4(c.score), Created: c.created, Updated: c.updated,
+	it := Item{ID: c.id, Score: round4(c.score), Created: c.rec.Created, Updated: c.rec.Updated,
 		Matches: []vine.SniffMatch{}, Content: []Block{}}
-	rec, recErr := r.Record(ctx, c.id)
 	switch {
 	case c.loc != nil:
 		it.Title, it.Type, it.Trail, it.Summary, it.BodyTokens = c.loc.Title, c.loc.Type, c.loc.Trail, c.loc.Summary, c.loc.BodyTokens
 	case c.sniff != nil:
 		it.Title, it.Type, it.Trail, it.BodyTokens = c.sniff.Title, c.sniff.Type, c.sniff.Trail, c.sniff.BodyTokens
-		if recErr == nil {
-			it.Summary = rec.Summary
-		}
+		it.Summary = c.rec.Summary
 	}
 	if it.Trail == nil {
 		it.Trail = []string{}
@@ -34,7 +44,7 @@ func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string
 		it.FoundBy = append(it.FoundBy, "sniff")
 		it.Matches = refine(ctx, r, c, searchTerms)
 	}
-	it.Content = content(ctx, r, c.id, it.Matches)
+	it.Content = content(ctx, r, c, it.Matches)
 	if it.Type == "dataset" || it.Type == "media" {
 		if notes, err := r.Notes(ctx, c.id); err == nil {
 			it.Notes = notes
@@ -88,7 +98,8 @@ func refine(ctx context.Context, r Reader, c *candidate, searchTerms []string) [
 
 // content serves the body whole when it is small, else up to two matched
 // sections whole, else the outline with a hint. Bodies are never sliced.
-func content(ctx context.Context, r Reader, id string, matches []vine.SniffMatch) []Block {
+func content(ctx context.Context, r Reader, c *candidate, matches []vine.SniffMatch) []Block {
+	id := c.id
 	whole, err := r.Pick(ctx, id, vine.PickOptions{})
 	if err != nil {
 		return []Block{}
@@ -114,10 +125,10 @@ func content(ctx context.Context, r Reader, id string, matches []vine.SniffMatch
 	if len(blocks) > 0 {
 		return blocks
 	}
-	rec, err := r.Record(ctx, id)
-	if err != nil {
+	if !c.found {
 		return []Block{}
 	}
+	rec := c.rec
 	return []Block{{Outline: nonNil(rec.Outline), BodyTokens: rec.BodyTokens,
 		Hint: fmt.Sprintf("The body is %d tokens; read one part with pick(id, section=<header from outline>) "+
 			"or page it with pick(id, after=\"\").", rec.BodyTokens)}}
@@ -127,8 +138,9 @@ func content(ctx context.Context, r Reader, id string, matches []vine.SniffMatch
 // every catalog edge of rel succeeds or supersedes with both ends
 // selected gives its source supersedes and its target superseded_by.
 // A selected item that a live node supersedes lists that node too, even
-// when it is not selected.
-func annotate(ctx context.Context, r Reader, items []Item, includeSuperseded bool) error {
+// when it is not selected. Both read the items' in-edges, which seating
+// has mostly read already.
+func annotate(ctx context.Context, r Reader, seats []*candidate, items []Item, includeSuperseded bool) error {
 	index := map[string]int{}
 	for i, it := range items {
 		index[it.ID] = i
@@ -139,26 +151,21 @@ func annotate(ctx context.Context, r Reader, items []Item, includeSuperseded boo
 			slices.Sort(*list)
 		}
 	}
-	for i := range items {
-		rec, err := r.Record(ctx, items[i].ID)
+	for j, c := range seats {
+		in, err := c.inEdges(ctx, r)
 		if err != nil {
-			continue
+			return err
 		}
-		for _, e := range rec.Edges {
-			j, ok := index[e.Dst]
-			if !ok || (e.Rel != "succeeds" && e.Rel != "supersedes") {
+		for _, e := range in {
+			if e.Rel != "succeeds" && e.Rel != "supersedes" {
 				continue
 			}
-			add(&items[i].Supersedes, e.Dst)
-			add(&items[j].SupersededBy, items[i].ID)
-		}
-		if includeSuperseded {
-			by, err := supersessors(ctx, r, items[i].ID)
-			if err != nil {
-				return err
+			if i, ok := index[e.Src]; ok {
+				add(&items[i].Supersedes, items[j].ID)
+				add(&items[j].SupersededBy, e.Src)
 			}
-			for _, s := range by {
-				add(&items[i].SupersededBy, s)
+			if includeSuperseded && e.Rel == "supersedes" {
+				add(&items[j].SupersededBy, e.Src)
 			}
 		}
 	}

@@ -16,7 +16,9 @@ import (
 
 // Reader is what a sweep reads through. The engine satisfies it through
 // Engine; a scoped view that filters every read by a policy satisfies it
-// too, so scope filtering happens before budgeting.
+// too, so scope filtering happens before budgeting. A sweep calls its
+// Reader from several goroutines at once (the two legs, then the items),
+// so an implementation must be safe for concurrent use, as a Vine is.
 type Reader interface {
 	Locate(ctx context.Context, query string, opt vine.LocateOptions) (*vine.LocateResult, error)
 	Sniff(ctx context.Context, terms []string, opt vine.SniffOptions) (*vine.SniffResult, error)
