@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPlainList(t *testing.T) {
@@ -46,5 +47,29 @@ func FuzzPlainListAgreesWithJSON(f *testing.F) {
 			t.Fatalf("plainList(%q) = %q, but JSON refuses it: %v", s, got, err)
 		}
 		assert.Equal(t, want, got)
+	})
+}
+
+// FuzzPlainTriplesAgreeWithJSON proves the edge-list fast path never
+// answers what encoding/json would not, nor anything different.
+func FuzzPlainTriplesAgreeWithJSON(f *testing.F) {
+	for _, s := range []string{`[["a","links_to",1.0]]`, `[["a","b",1],["c","d",0.5]]`, `[["a","b",1e400]]`, `[["a","b",01]]`, `[["a\"","b",1]]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := plainTriples(s)
+		if !ok {
+			return
+		}
+		var raw [][3]any
+		if err := json.Unmarshal([]byte(s), &raw); err != nil {
+			t.Fatalf("plainTriples(%q) = %v, but JSON refuses it: %v", s, got, err)
+		}
+		require.Len(t, got, len(raw))
+		for i, e := range raw {
+			assert.Equal(t, e[0], got[i].a)
+			assert.Equal(t, e[1], got[i].b)
+			assert.Equal(t, e[2], got[i].n)
+		}
 	})
 }
