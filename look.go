@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"net/url"
 	"os"
 	"path"
@@ -420,9 +421,10 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 		return nil
 	}
 	var ins []catalog.InEdge
+	inDegree := 0
 	if wantIn || wantStats {
 		var err error
-		if ins, err = v.InEdges(ctx, rec.ID); err != nil {
+		if ins, inDegree, err = v.digestInEdges(ctx, rec.ID, g == nil); err != nil {
 			return err
 		}
 	}
@@ -449,10 +451,47 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 		d.keys.add(dkEdgesIn)
 	}
 	if wantStats {
-		d.Stats = DigestStats{BodyTokens: rec.BodyTokens, Degree: len(rec.Edges) + len(ins), Heat: readHeatRound(heat[rec.ID])}
+		d.Stats = DigestStats{BodyTokens: rec.BodyTokens, Degree: len(rec.Edges) + inDegree, Heat: readHeatRound(heat[rec.ID])}
 		d.keys.add(dkStats)
 	}
 	return nil
+}
+
+// Bounds of the in-edge sample: below sampleInDegree a node's in-edges
+// are read whole; the sample stands only while at most maxHotSample nodes
+// of the forest have heat.
+const (
+	sampleInDegree = 64
+	maxHotSample   = 1024
+)
+
+// digestInEdges returns the in-edges look ranks and their count. A hub's
+// are sampled when ranking needs heat only (byHeat): the first
+// MaxEdgesShown in catalog order and every one from a node with heat.
+// Ordered by heat, stably, those give the same first MaxEdgesShown as all
+// of them: hot sources first, then cold ones in catalog order. The
+// sample is not taken when a policy hides sources (the count would
+// include them) or the heat source cannot list its hot nodes; at 100,000
+// nodes a hub's 1,800 in-edges and their heat were 7 ms of an 8 ms look.
+func (v *Vine) digestInEdges(ctx context.Context, id string, byHeat bool) ([]catalog.InEdge, int, error) {
+	if lister, ok := v.heatSource.(HeatLister); ok && byHeat && !scopeOf(ctx).restricted() {
+		degree, err := v.cat.InDegree(ctx, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if degree >= sampleInDegree {
+			hot, ok, err := lister.Hot(ctx, maxHotSample)
+			if err != nil {
+				v.log.Warn("heat read failed; reading every in-edge", "err", err)
+			}
+			if ok && err == nil {
+				ins, err := v.cat.InEdgesSample(ctx, id, MaxEdgesShown, slices.Collect(maps.Keys(hot)))
+				return ins, degree, err
+			}
+		}
+	}
+	ins, err := v.InEdges(ctx, id)
+	return ins, len(ins), err
 }
 
 func (v *Vine) digestEdgesOut(ctx context.Context, edges []catalog.Edge, heat map[string]float64, g *gauntlet, d *Digest) error {

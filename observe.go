@@ -32,6 +32,14 @@ type HeatSource interface {
 	Heat(ctx context.Context, ids []string) (map[string]float64, error)
 }
 
+// HeatLister is an optional interface of a HeatSource. Hot returns every
+// node whose heat, as Heat reads it, is above zero, when there are at most
+// limit of them; ok is false when there are more. Look uses it to show the
+// hottest in-edges of a hub without reading the heat of every neighbour.
+type HeatLister interface {
+	Hot(ctx context.Context, limit int) (hot map[string]float64, ok bool, err error)
+}
+
 type sessionKey struct{}
 
 // WithSession returns a context whose calls belong to the named session

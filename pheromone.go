@@ -21,6 +21,11 @@ func (h storeHeat) Heat(ctx context.Context, ids []string) (map[string]float64, 
 	return h.s.Heat(ctx, ids, SessionOf(ctx))
 }
 
+// Hot lists the nodes with heat for the context's session.
+func (h storeHeat) Hot(ctx context.Context, limit int) (map[string]float64, bool, error) {
+	return h.s.Hot(ctx, SessionOf(ctx), limit)
+}
+
 // Reinforce deposits persistent heat (graft fortification, C.8).
 func (h storeHeat) Reinforce(ctx context.Context, ids []string, delta float64) error {
 	return h.s.Deposit(ctx, "", ids, delta, time.Now())

@@ -44,10 +44,14 @@ type readStmts struct {
 	get     *sql.Stmt
 	movedTo *sql.Stmt
 	inEdges *sql.Stmt
-	stats   *sql.Stmt
-	empty   *sql.Stmt
-	probe   *sql.Stmt
-	match   *sql.Stmt
+	// inDegree counts inEdges; inEdgesSample is inEdges cut to the first
+	// n rows plus the rows from a JSON list of sources.
+	inDegree      *sql.Stmt
+	inEdgesSample *sql.Stmt
+	stats         *sql.Stmt
+	empty         *sql.Stmt
+	probe         *sql.Stmt
+	match         *sql.Stmt
 }
 
 func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map[string]bool) error {
@@ -61,6 +65,10 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 		{&s.get, "nodes", getSQL(have)},
 		{&s.movedTo, "moves", "SELECT new_id FROM moves WHERE old_id = ?"},
 		{&s.inEdges, "edges", "SELECT src, rel, " + edgeConf + " FROM edges WHERE dst = ? ORDER BY rowid"},
+		{&s.inDegree, "edges", "SELECT count(*) FROM edges WHERE dst = ?"},
+		{&s.inEdgesSample, "edges", "SELECT src, rel, " + edgeConf + " FROM edges WHERE rowid IN (" +
+			"SELECT rowid FROM (SELECT rowid FROM edges WHERE dst = ?1 ORDER BY rowid LIMIT ?2) " +
+			"UNION SELECT rowid FROM edges WHERE dst = ?1 AND src IN (SELECT value FROM json_each(?3))) ORDER BY rowid"},
 		{&s.stats, "nodes", countSQL(have)},
 		{&s.empty, "nodes", "SELECT NOT EXISTS (SELECT 1 FROM nodes)"},
 		{&s.probe, "nodes", "SELECT title FROM nodes WHERE title <> '' ORDER BY rowid LIMIT 16"},
@@ -82,7 +90,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 
 func (s *readStmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.get, s.movedTo, s.inEdges, s.stats, s.empty, s.probe, s.match} {
+	for _, st := range []*sql.Stmt{s.get, s.movedTo, s.inEdges, s.inDegree, s.inEdgesSample, s.stats, s.empty, s.probe, s.match} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
@@ -136,22 +144,13 @@ func getSQL(have map[string]map[string]bool) string {
 // decodeEdges parses getSQL's [[rel, dst, confidence], ...]; nil when
 // empty.
 func decodeEdges(s string) ([]Edge, error) {
-	if s == "" || s == "[]" {
-		return nil, nil
-	}
-	var raw [][3]any
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+	ts, err := decodeTriples(s)
+	if err != nil || ts == nil {
 		return nil, err
 	}
-	out := make([]Edge, len(raw))
-	for i, e := range raw {
-		rel, ok1 := e[0].(string)
-		dst, ok2 := e[1].(string)
-		conf, ok3 := e[2].(float64)
-		if !ok1 || !ok2 || !ok3 {
-			return nil, fmt.Errorf("edge %d: want [rel, dst, confidence], got %v", i, e)
-		}
-		out[i] = Edge{Rel: rel, Dst: dst, Confidence: conf}
+	out := make([]Edge, len(ts))
+	for i, t := range ts {
+		out[i] = Edge{Rel: t.a, Dst: t.b, Confidence: t.n}
 	}
 	return out, nil
 }
@@ -340,6 +339,10 @@ func (c *Catalog) InEdges(ctx context.Context, id string) ([]InEdge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: in-edges %q: %w", id, err)
 	}
+	return scanInEdges(rows, id)
+}
+
+func scanInEdges(rows *sql.Rows, id string) ([]InEdge, error) {
 	defer rows.Close()
 	var out []InEdge
 	for rows.Next() {
@@ -353,6 +356,41 @@ func (c *Catalog) InEdges(ctx context.Context, id string) ([]InEdge, error) {
 		return nil, fmt.Errorf("catalog: in-edges %q: %w", id, err)
 	}
 	return out, nil
+}
+
+// InDegree counts the edges whose destination is id, without reading
+// them: a hub has thousands.
+func (c *Catalog) InDegree(ctx context.Context, id string) (int, error) {
+	if c.r.inDegree == nil {
+		return 0, nil
+	}
+	var n int
+	if err := c.r.inDegree.QueryRowContext(ctx, id).Scan(&n); err != nil {
+		return 0, fmt.Errorf("catalog: in-degree %q: %w", id, err)
+	}
+	return n, nil
+}
+
+// InEdgesSample returns, in declaration order, the first n edges whose
+// destination is id, followed by any later ones whose source is in from:
+// what a reader showing the hottest few of a hub's in-edges needs, given
+// the nodes that have heat.
+func (c *Catalog) InEdgesSample(ctx context.Context, id string, n int, from []string) ([]InEdge, error) {
+	if c.r.inEdgesSample == nil {
+		return nil, nil
+	}
+	if from == nil {
+		from = []string{}
+	}
+	arg, err := json.Marshal(from)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.r.inEdgesSample.QueryContext(ctx, id, n, string(arg))
+	if err != nil {
+		return nil, fmt.Errorf("catalog: in-edges %q: %w", id, err)
+	}
+	return scanInEdges(rows, id)
 }
 
 // Stats counts nodes, branches, edges and waymarks.

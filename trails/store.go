@@ -3,6 +3,8 @@ package trails
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -25,8 +27,9 @@ const chunk = 400
 
 // Store is the heat table of one forest. It is safe for concurrent use.
 type Store struct {
-	db    *sql.DB
-	reads sync.Map // IN-list size -> *sql.Stmt: hot reads never re-prepare
+	db      *sql.DB
+	reads   sync.Map  // IN-list size -> *sql.Stmt: hot reads never re-prepare
+	hotRows *sql.Stmt // the heat rows above zero of a scope, up to a limit
 }
 
 // Open opens (creating when needed) the heat store at path.
@@ -47,13 +50,19 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("trails: create heat table: %w", err)
 	}
-	return &Store{db: db}, nil
+	hotRows, err := db.PrepareContext(ctx, "SELECT json_group_object(node_id, heat) FROM "+
+		"(SELECT node_id, heat FROM heat WHERE scope = ? AND heat > 0 LIMIT ?)")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("trails: prepare heat reads: %w", err)
+	}
+	return &Store{db: db, hotRows: hotRows}, nil
 }
 
 // Close releases the store.
 func (s *Store) Close() error {
 	s.reads.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
-	return s.db.Close()
+	return errors.Join(s.hotRows.Close(), s.db.Close())
 }
 
 // DB is the underlying database, for the Ranger's evaporation.
@@ -133,6 +142,49 @@ func (s *Store) readStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 		return prev.(*sql.Stmt), nil
 	}
 	return st, nil
+}
+
+// Hot returns every id with heat above zero, as Heat would read it, when
+// there are at most limit rows of heat for the persistent and session
+// scopes together; ok is false when there are more. A reader ranking
+// thousands of neighbours by heat, nearly all of them cold, asks for the
+// few hot ones instead of the heat of each.
+func (s *Store) Hot(ctx context.Context, session string, limit int) (hot map[string]float64, ok bool, err error) {
+	persistent, err := s.scopeRows(ctx, "", limit+1)
+	if err != nil || len(persistent) > limit {
+		return nil, false, err
+	}
+	sessional := map[string]float64{}
+	if session != "" {
+		if sessional, err = s.scopeRows(ctx, session, limit+1-len(persistent)); err != nil {
+			return nil, false, err
+		}
+		if len(persistent)+len(sessional) > limit {
+			return nil, false, nil
+		}
+	}
+	hot = map[string]float64{}
+	for _, rows := range []map[string]float64{persistent, sessional} {
+		for id := range rows {
+			if h := round4(math.Min(1, persistent[id]+SessionWeight*sessional[id])); h > 0 {
+				hot[id] = h
+			}
+		}
+	}
+	return hot, true, nil
+}
+
+// scopeRows reads up to limit rows of heat above zero in scope.
+func (s *Store) scopeRows(ctx context.Context, scope string, limit int) (map[string]float64, error) {
+	var raw string
+	if err := s.hotRows.QueryRowContext(ctx, scope, limit).Scan(&raw); err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return nil, fmt.Errorf("trails: heat rows: %w", err)
+	}
+	return out, nil
 }
 
 // Deposit adds amount to each id's heat in scope ("" = persistent),

@@ -128,3 +128,29 @@ func TestTracerAppendsJSONLinesAndCloses(t *testing.T) {
 	assert.False(t, ValidSession(".."))
 	assert.Len(t, NewSession(), 12)
 }
+
+func TestHotListsWhatHeatReadsWithinALimit(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	now := time.Unix(1_800_000_000, 0)
+	require.NoError(t, s.Deposit(ctx, "", []string{"a", "b"}, 0.2, now))
+	require.NoError(t, s.Deposit(ctx, "s1", []string{"b", "c"}, 0.4, now))
+
+	for _, tc := range []struct {
+		session string
+		limit   int
+		ok      bool
+	}{
+		{"", 2, true}, {"", 1, false}, {"s1", 4, true}, {"s1", 3, false}, {"other", 2, true},
+	} {
+		hot, ok, err := s.Hot(ctx, tc.session, tc.limit)
+		require.NoError(t, err)
+		require.Equal(t, tc.ok, ok, "%+v", tc)
+		if !ok {
+			continue
+		}
+		want, err := s.Heat(ctx, []string{"a", "b", "c", "cold"}, tc.session)
+		require.NoError(t, err)
+		assert.Equal(t, want, hot, "%+v", tc)
+	}
+}
