@@ -311,4 +311,3 @@ func TestSniffEachMatchesScopedSniff(t *testing.T) {
 	_, err = v.SniffEach(ctx, "no/such", terms)
 	assert.Equal(t, ENotFound, CodeOf(err))
 }
-
