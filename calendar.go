@@ -271,11 +271,6 @@ func regionPredicate(prefix string, leaf bool) (string, []any) {
 
 // regionUndated counts the nodes in scope without a value in field.
 func (v *Vine) regionUndated(ctx context.Context, field, scope string, scopeArgs []any) (int, error) {
-	st, err := v.stmt(ctx, fmt.Sprintf("SELECT count(*) FROM nodes WHERE (%[1]s IS NULL OR %[1]s = '') AND %[2]s", field, scope))
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	err = st.QueryRowContext(ctx, scopeArgs...).Scan(&n)
-	return n, err
+	q, args := undatedSQL(field, scope, scopeArgs)
+	return v.countQuery(ctx, q, args...)
 }

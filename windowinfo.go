@@ -56,7 +56,18 @@ func (v *Vine) undatedCount(ctx context.Context, w window.Window, prefix string)
 	col := windowColumn(w)
 	where, args := scopeIDSQL(prefix)
 	where, args = andScope(ctx, "id", where, args)
-	return v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE ("+col+" IS NULL OR "+col+" = '') AND "+where, args...)
+	q, qargs := undatedSQL(col, where, args)
+	return v.countQuery(ctx, q, qargs...)
+}
+
+// undatedSQL counts the nodes matching where whose date column col is
+// empty. The empty string and NULL are counted apart, each an equality
+// the date index answers; "col IS NULL OR col = ''" made SQLite read every
+// row (18 ms of a 30 ms windowed locate at 100,000 nodes). The catalog
+// stores no NULL dates, but a file another writer made may.
+func undatedSQL(col, where string, args []any) (string, []any) {
+	count := "(SELECT count(*) FROM nodes WHERE " + col + " %s AND " + where + ")"
+	return "SELECT " + fmt.Sprintf(count, "= ''") + " + " + fmt.Sprintf(count, "IS NULL"), append(slices.Clone(args), args...)
 }
 
 // emptyWindowFacts explains an empty windowed result (C.13.2). matched is
