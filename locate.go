@@ -192,7 +192,11 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	// Every locate names the session's goal for the Gauntlet (K.2); the
 	// text is kept, its embedding waits for the first hop that ranks.
 	v.canopy.goals.set(v.sessionOf(ctx), query)
-	cands, err := v.locateCandidates(ctx, q.filter, locateTerms(query), q.pool)
+	ts, err := v.selectTerms(ctx, locateTerms(query))
+	if err != nil {
+		return nil, err
+	}
+	cands, err := v.locateCandidates(ctx, q.filter, ts, q.pool)
 	if err != nil {
 		return nil, err
 	}

@@ -190,3 +190,11 @@ func TestNestedSyntheticForestValidates(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 300, rows.Rows[0][0])
 }
+
+// SetLocateRowBudgetForTest sets the row budget of locate's term
+// selection (0 turns it off) and returns the function restoring it.
+func SetLocateRowBudgetForTest(n int) (restore func()) {
+	prev := locateRowBudget
+	locateRowBudget = n
+	return func() { locateRowBudget = prev }
+}

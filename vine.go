@@ -106,6 +106,7 @@ type Vine struct {
 	background sync.WaitGroup  // derived-layer writes after an answer (sniff memo)
 	folds      foldCacheHolder // cold sniff's quick reject (foldcache.go)
 	hot        hotMemo         // warm sniff of covered terms (sniffhot.go)
+	termCounts termCounts      // rows each locate term matches (locateterms.go)
 
 	wmu       sync.Mutex // the one writer
 	closeOnce sync.Once

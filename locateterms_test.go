@@ -1,0 +1,78 @@
+package vine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/internal/testforest"
+)
+
+func TestSelectTermsDropsCommonTermsOnlyPastTheBudget(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := testforest.Fixture(t)
+	v := openT(t, dir, &Options{ReadOnly: true})
+	gen, err := v.cat.Generation(ctx)
+	require.NoError(t, err)
+	count := func(term string) int {
+		n, err := v.termRows(ctx, gen, term, 1000)
+		require.NoError(t, err)
+		return n
+	}
+	rare, common, other := "Coldbox", "Tidewatch", "treasurer"
+	require.Less(t, count(rare), count(common))
+	require.Less(t, count(other), count(common))
+	require.Positive(t, count(rare))
+	require.Greater(t, count("cooperative")-1, len(nodesOf(t, v))/commonShare, "both common at that budget")
+	defer func(b int) { locateRowBudget = b }(locateRowBudget)
+
+	for _, tc := range []struct {
+		name   string
+		budget int
+		terms  []string
+		want   []string
+	}{
+		{"within the budget nothing changes", count(rare) + count(common) + count(other), []string{common, rare, other}, []string{common, rare, other}},
+		{"past it the common term goes", count(common) - 1, []string{common, rare, other}, []string{rare, other}},
+		{"a question of common terms only is searched whole", count("cooperative") - 1, []string{common, "cooperative"}, []string{common, "cooperative"}},
+		{"one term is never selected", 1, []string{common}, []string{common}},
+		{"selection off", 0, []string{common, rare}, []string{common, rare}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			locateRowBudget = tc.budget
+			v.termCounts = termCounts{} // the cap of a count depends on the budget
+			got, err := v.selectTerms(ctx, tc.terms)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestTermCountsBelongToOneGeneration(t *testing.T) {
+	var c termCounts
+	c.put(3, "storm", 40)
+	n, ok := c.get(3, "storm")
+	assert.True(t, ok)
+	assert.Equal(t, 40, n)
+	_, ok = c.get(4, "storm")
+	assert.False(t, ok, "a write moves the generation on")
+	c.put(4, "alert", 2)
+	_, ok = c.get(3, "storm")
+	assert.False(t, ok, "a new generation starts afresh")
+}
+
+func nodesOf(t *testing.T, v *Vine) []string {
+	t.Helper()
+	rows, err := v.cat.DB().Query("SELECT id FROM nodes")
+	require.NoError(t, err)
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	return ids
+}
