@@ -49,6 +49,7 @@ type readStmts struct {
 	inDegree      *sql.Stmt
 	inEdgesSample *sql.Stmt
 	stats         *sql.Stmt
+	generation    *sql.Stmt // every sniff and most locates read it
 	empty         *sql.Stmt
 	probe         *sql.Stmt
 	match         *sql.Stmt
@@ -70,6 +71,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 			"SELECT rowid FROM (SELECT rowid FROM edges WHERE dst = ?1 ORDER BY rowid LIMIT ?2) " +
 			"UNION SELECT rowid FROM edges WHERE dst = ?1 AND src IN (SELECT value FROM json_each(?3))) ORDER BY rowid"},
 		{&s.stats, "nodes", countSQL(have)},
+		{&s.generation, "catalog_meta", "SELECT value FROM catalog_meta WHERE key = 'generation'"},
 		{&s.empty, "nodes", "SELECT NOT EXISTS (SELECT 1 FROM nodes)"},
 		{&s.probe, "nodes", "SELECT title FROM nodes WHERE title <> '' ORDER BY rowid LIMIT 16"},
 		// The shape RankExpr documents for locate.
@@ -90,7 +92,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 
 func (s *readStmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.get, s.movedTo, s.inEdges, s.inDegree, s.inEdgesSample, s.stats, s.empty, s.probe, s.match} {
+	for _, st := range []*sql.Stmt{s.get, s.movedTo, s.inEdges, s.inDegree, s.inEdgesSample, s.stats, s.generation, s.empty, s.probe, s.match} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

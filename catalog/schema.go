@@ -371,7 +371,7 @@ func tableColumns(ctx context.Context, q queryer, name string) (map[string]bool,
 // presentColumns returns the columns of every table the reader selects from.
 func presentColumns(ctx context.Context, db *sql.DB) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
-	for _, name := range []string{"nodes", "edges", "moves", "nodes_fts", "sniff_memo"} {
+	for _, name := range []string{"nodes", "edges", "moves", "nodes_fts", "sniff_memo", "catalog_meta"} {
 		cols, err := tableColumns(ctx, db, name)
 		if err != nil {
 			return nil, err

@@ -524,8 +524,11 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
 // Upsert, Delete and Rebuild. Facts derived from the catalog (such as the
 // sniff memo's coverage markers) record it and hold only while it stands.
 func (c *Catalog) Generation(ctx context.Context) (int64, error) {
+	if c.r.generation == nil {
+		return 0, nil // an older file without the counter: nothing to compare with
+	}
 	var g int64
-	err := c.reader.QueryRowContext(ctx, "SELECT value FROM catalog_meta WHERE key = 'generation'").Scan(&g)
+	err := c.r.generation.QueryRowContext(ctx).Scan(&g)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
