@@ -1,6 +1,7 @@
 package vine
 
 import (
+	"slices"
 	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/internal/terms"
@@ -22,13 +23,11 @@ func buildFold() { terms.Warm() }
 // rune conversion does, so a byte search on the result agrees with a rune
 // search on the folded runes of s: UTF-8 is self-synchronising.
 func appendFolded(dst []byte, s string) []byte {
+	dst = slices.Grow(dst, len(s))
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
+			dst = append(dst, asciiLower[c])
 			i++
 			continue
 		}
@@ -38,3 +37,14 @@ func appendFolded(dst []byte, s string) []byte {
 	}
 	return dst
 }
+
+// asciiLower maps each ASCII byte to its lower case.
+var asciiLower = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()

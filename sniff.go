@@ -109,7 +109,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 		pred.where, pred.args = andScope(ctx, "nodes.id", pred.where, pred.args)
 		pred.whole = false
 	}
-	inScope, err := v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
+	inScope, err := v.nodesInScope(ctx, pred)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +140,20 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	}
 	v.storeMemo(ctx, scan)
 	return res, nil
+}
+
+// nodesInScope counts the nodes pred holds; the whole forest's count is
+// remembered per catalog generation (at 100,000 nodes counting them took
+// milliseconds of every sniff).
+func (v *Vine) nodesInScope(ctx context.Context, pred scopePred) (int, error) {
+	if !pred.whole {
+		return v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
+	}
+	gen, err := v.cat.Generation(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return v.forestSize(ctx, gen)
 }
 
 // sniffTerms folds and trims each term; 1 to 8 terms of at least two
@@ -392,23 +406,39 @@ func renderSniffHit(h *nodeHit) SniffHit {
 }
 
 // snippet is ~25 tokens of the line around pos (runes): the whole trimmed
-// line when it fits 100 characters, else a window with ellipses.
+// line when it fits 100 characters, else a window with ellipses. It
+// slices the line by rune offsets instead of converting it to runes:
+// lines can be paragraphs, and every rendered match takes a snippet.
 func snippet(line string, pos int) string {
-	r := []rune(strings.TrimRight(line, " \t\r\n\v\f"))
-	if len(r) <= sniffSnippetChars {
-		return strings.TrimSpace(string(r))
+	line = strings.TrimRight(line, " \t\r\n\v\f")
+	n := utf8.RuneCountInString(line)
+	if n <= sniffSnippetChars {
+		return strings.TrimSpace(line)
 	}
 	start := max(0, pos-33)
-	end := min(len(r), start+sniffSnippetChars)
+	end := min(n, start+sniffSnippetChars)
 	start = max(0, end-sniffSnippetChars)
-	s := strings.TrimSpace(string(r[start:end]))
+	from := runeOffset(line, 0, start)
+	to := runeOffset(line, from, end-start)
+	s := strings.TrimSpace(line[from:to])
 	if start > 0 {
 		s = "…" + s
 	}
-	if end < len(r) {
+	if end < n {
 		s += "…"
 	}
 	return s
+}
+
+// runeOffset is the byte offset in s of the rune count runes after byte
+// offset from.
+func runeOffset(s string, from, count int) int {
+	i := from
+	for ; count > 0 && i < len(s); count-- {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
 }
 
 // sniffWindowFacts adds the window echo, undated_excluded, and on an empty
@@ -484,7 +514,9 @@ func (v *Vine) SniffEach(ctx context.Context, id string, terms []string) ([]Snif
 		return nil, notFound(id)
 	}
 	out := make([]SniffHit, len(folded))
-	for i, lines := range scanBody(body, folded) {
+	// No quick reject: a node asked for by id is scanned line by line anyway.
+	perTerm := newBodyScanner(folded).scanLines(body, make([][]lineRecord, len(folded)))
+	for i, lines := range perTerm {
 		h := &nodeHit{cand: candidate{id: rec.ID, typ: rec.Type, title: rec.Title, trail: rec.Trail,
 			bodyTokens: rec.BodyTokens}, lines: lines}
 		out[i] = renderSniffHit(h)

@@ -1,7 +1,9 @@
 package vine
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/internal/terms"
 )
@@ -96,6 +98,38 @@ func FuzzByteScanAgreesWithRuneScan(f *testing.F) {
 				(w.Section != nil && *w.Section != *g.Section) {
 				t.Fatalf("line %d: byte scan %+v, rune scan %+v", i, g, w)
 			}
+		}
+	})
+}
+
+// runeSnippet is snippet over a rune slice, the plain reading of C.6b.
+func runeSnippet(line string, pos int) string {
+	r := []rune(strings.TrimRight(line, " \t\r\n\v\f"))
+	if len(r) <= sniffSnippetChars {
+		return strings.TrimSpace(string(r))
+	}
+	start := max(0, pos-33)
+	end := min(len(r), start+sniffSnippetChars)
+	start = max(0, end-sniffSnippetChars)
+	s := strings.TrimSpace(string(r[start:end]))
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(r) {
+		s += "…"
+	}
+	return s
+}
+
+func FuzzSnippetAgreesWithRuneSnippet(f *testing.F) {
+	f.Add(strings.Repeat("mare alta ", 30), 140)
+	f.Add(" ação "+strings.Repeat("é", 120), 3)
+	f.Fuzz(func(t *testing.T, line string, pos int) {
+		if !utf8.ValidString(line) || pos < 0 || pos > utf8.RuneCountInString(line) {
+			return // lines are valid UTF-8 and positions fall inside them
+		}
+		if got, want := snippet(line, pos), runeSnippet(line, pos); got != want {
+			t.Fatalf("snippet %q, rune snippet %q", got, want)
 		}
 	})
 }
