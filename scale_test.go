@@ -24,6 +24,10 @@ import (
 // measures a warm or a cold state on purpose.
 func SettleForTest(v *Vine) { v.background.Wait() }
 
+// ForgetHotMemoForTest empties the in-memory copy of the sniff memo, so
+// a benchmark that drops the memo rows measures a cold scan.
+func ForgetHotMemoForTest(v *Vine) { v.hot.reset() }
+
 // SharedTempDirForTest is the test process's shared temporary directory,
 // removed by TestMain.
 func SharedTempDirForTest(tb testing.TB) string { return sharedTempDir(tb) }

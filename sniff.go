@@ -113,7 +113,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	if err != nil {
 		return nil, err
 	}
-	scan, err := v.scanScope(ctx, pred, folded)
+	scan, err := v.scanScope(ctx, pred, folded, inScope)
 	if err != nil {
 		return nil, err
 	}

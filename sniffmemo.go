@@ -46,7 +46,11 @@ type scanResult struct {
 // every uncovered body in scope once, scanning all terms in one pass.
 // Rows fetched and catalog rows loaded grow with matches plus uncovered
 // nodes; a covered node that holds nothing costs nothing (cost rule 1).
-func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*scanResult, error) {
+//
+// inScope is how many nodes pred holds: once every one of them is to be
+// read, the remaining terms' memo rows are not consulted (reading a body
+// scans every term), which halves a cold scan's SQL.
+func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, inScope int) (*scanResult, error) {
 	gen, err := v.cat.Generation(ctx)
 	if err != nil {
 		return nil, err
@@ -64,6 +68,12 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune) (*
 			hot.each(found)
 			for _, id := range hot.unhashed {
 				uncovered[id] = ""
+			}
+			continue
+		}
+		if len(uncovered) >= inScope {
+			if pred.whole {
+				res.cover = append(res.cover, string(t)) // every body is read: stored whole
 			}
 			continue
 		}
