@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +81,47 @@ func FuzzEstimateCountsTheSpacedRendering(f *testing.F) {
 		v := map[string]any{"a": a, "list": []string{b, a}, "n": len(b)}
 		if got, want := EstimatePayloadTokens(v), EstimateTokens(Render(v)); got != want {
 			t.Fatalf("estimate %d, rendering counts %d", got, want)
+		}
+	})
+}
+
+// FuzzShrinkTailAgreesWithSearch proves the guessed cut is the one a
+// binary search over prefixes finds, for lists that are and are not
+// rendered additively.
+func FuzzShrinkTailAgreesWithSearch(f *testing.F) {
+	f.Add("alpha beta gamma delta epsilon", uint8(12), false)
+	f.Add("é ü ß \" \\ x", uint8(3), true)
+	f.Fuzz(func(t *testing.T, words string, limit uint8, omitEmpty bool) {
+		type plain struct {
+			Items []string `json:"items"`
+			Meta  string   `json:"meta"`
+		}
+		type omitting struct {
+			Items []string `json:"items,omitempty"`
+			Meta  string   `json:"meta"`
+		}
+		items := strings.Fields(words)
+		render := func(list *[]string) func() any {
+			if omitEmpty {
+				return func() any { return omitting{*list, "m"} }
+			}
+			return func() any { return plain{*list, "m"} }
+		}
+		got := slices.Clone(items)
+		cut := ShrinkTail(&got, int(limit), render(&got))
+		want := slices.Clone(items)
+		fits := func(n int) bool {
+			want = items[:n]
+			return EstimatePayloadTokens(render(&want)()) <= int(limit)
+		}
+		wantCut := 0
+		if !fits(len(items)) {
+			wantCut = shrinkBySearch(&want, items, fits)
+		} else {
+			want = items
+		}
+		if cut != wantCut || !slices.Equal(got, want) {
+			t.Fatalf("ShrinkTail cut %d to %q, the search %d to %q", cut, got, wantCut, want)
 		}
 	})
 }
