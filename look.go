@@ -424,7 +424,7 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 	inDegree := 0
 	if wantIn || wantStats {
 		var err error
-		if ins, inDegree, err = v.digestInEdges(ctx, rec.ID, g == nil); err != nil {
+		if ins, inDegree, err = v.sampleInEdges(ctx, rec.ID, g == nil, MaxEdgesShown); err != nil {
 			return err
 		}
 	}
@@ -465,15 +465,16 @@ const (
 	maxHotSample   = 1024
 )
 
-// digestInEdges returns the in-edges look ranks and their count. A hub's
-// are sampled when ranking needs heat only (byHeat): the first
-// MaxEdgesShown in catalog order and every one from a node with heat.
-// Ordered by heat, stably, those give the same first MaxEdgesShown as all
-// of them: hot sources first, then cold ones in catalog order. The
-// sample is not taken when a policy hides sources (the count would
-// include them) or the heat source cannot list its hot nodes; at 100,000
-// nodes a hub's 1,800 in-edges and their heat were 7 ms of an 8 ms look.
-func (v *Vine) digestInEdges(ctx context.Context, id string, byHeat bool) ([]catalog.InEdge, int, error) {
+// sampleInEdges returns the in-edges a reader ranks by heat and shows at
+// most shown of, with their count. A hub's are sampled when ranking needs
+// heat only (byHeat): the first shown in catalog order and every one from
+// a node with heat. Ordered by heat, stably, those give the same first
+// shown as all of them: hot sources first, then cold ones in catalog
+// order. The sample is not taken when a policy hides sources (the count
+// would include them) or the heat source cannot list its hot nodes; at
+// 100,000 nodes a hub's 1,800 in-edges and their heat were 7 ms of an
+// 8 ms look.
+func (v *Vine) sampleInEdges(ctx context.Context, id string, byHeat bool, shown int) ([]catalog.InEdge, int, error) {
 	if lister, ok := v.heatSource.(HeatLister); ok && byHeat && !scopeOf(ctx).restricted() {
 		degree, err := v.cat.InDegree(ctx, id)
 		if err != nil {
@@ -485,7 +486,7 @@ func (v *Vine) digestInEdges(ctx context.Context, id string, byHeat bool) ([]cat
 				v.log.Warn("heat read failed; reading every in-edge", "err", err)
 			}
 			if ok && err == nil {
-				ins, err := v.cat.InEdgesSample(ctx, id, MaxEdgesShown, slices.Collect(maps.Keys(hot)))
+				ins, err := v.cat.InEdgesSample(ctx, id, shown, slices.Collect(maps.Keys(hot)))
 				return ins, degree, err
 			}
 		}

@@ -16,7 +16,8 @@ import (
 type heatOnly struct{ HeatSource }
 
 // A hub's in-edges are sampled (the first few in catalog order and every
-// one from a hot node); the digest must be the one reading them all gives.
+// one from a hot node); look's digest and move's neighbours must be the
+// ones reading them all gives.
 func TestLookSamplesAHubsInEdgesExactly(t *testing.T) {
 	ctx := context.Background()
 	v, dir := writableFixture(t)
@@ -43,19 +44,25 @@ func TestLookSamplesAHubsInEdgesExactly(t *testing.T) {
 		require.NoError(t, err)
 		return string(out)
 	}
-	reference := func() string {
-		ref := openT(t, dir, &Options{ReadOnly: true, Heat: heatOnly{storeHeat{v.trails}}})
-		return look(ref)
+	move := func(v *Vine) string {
+		n, err := v.Move(ctx, hub, MoveOptions{Direction: DirectionBoth})
+		require.NoError(t, err)
+		out, err := json.Marshal(n)
+		require.NoError(t, err)
+		return string(out)
 	}
+	ref := openT(t, dir, &Options{ReadOnly: true, Heat: heatOnly{storeHeat{v.trails}}})
+	reference := func() string { return look(ref) + move(ref) }
+	both := func(v *Vine) string { return look(v) + move(v) }
 	degree, err := v.cat.InDegree(ctx, hub)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, degree, sampleInDegree, "the hub is sampled")
 
-	assert.Equal(t, reference(), look(v), "no heat: catalog order")
+	assert.Equal(t, reference(), both(v), "no heat: catalog order")
 	// Heat on late sources, ties among them, and one hot node that does not
 	// link to the hub.
 	now := time.Now()
 	require.NoError(t, v.trails.Deposit(ctx, "", []string{sources[70], sources[41]}, 0.3, now))
 	require.NoError(t, v.trails.Deposit(ctx, "", []string{sources[55], sources[78], "people/lucia-andrade"}, 0.2, now))
-	assert.Equal(t, reference(), look(v), "hot sources first, by heat, ties in catalog order")
+	assert.Equal(t, reference(), both(v), "hot sources first, by heat, ties in catalog order")
 }

@@ -86,18 +86,20 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	if err != nil {
 		return nil, err
 	}
+	g := v.gauntletFor(ctx, opt.Gauntlet, opt.Toward)
 	var list []Neighbor
+	sampled := false
 	if opt.Rel == relChildren {
 		list, err = v.moveChildren(ctx, rec.ID)
 	} else {
-		list, err = v.moveEdges(ctx, rec, opt.Rel, dir)
+		list, sampled, err = v.moveEdges(ctx, rec, opt.Rel, dir, g == nil)
 	}
 	if err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(list, func(a, b Neighbor) int { return byHeatDesc(a.Heat, b.Heat) })
-	res := &Neighbors{Neighbors: listOrEmpty(list)}
-	if g := v.gauntletFor(ctx, opt.Gauntlet, opt.Toward); g != nil {
+	res := &Neighbors{Neighbors: listOrEmpty(list), Truncated: sampled}
+	if g != nil {
 		gauntletOrder(g, res.Neighbors, func(n Neighbor) string { return n.ID }, func(n Neighbor) float64 { return n.Heat })
 		res.Frontier = g.frontier()
 	}
@@ -132,9 +134,17 @@ func (v *Vine) moveChildren(ctx context.Context, id string) ([]Neighbor, error) 
 	return out, nil
 }
 
-// moveEdges lists edge neighbours in catalog order, out-edges first.
-func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir string) ([]Neighbor, error) {
-	var list []Neighbor
+// moveSample is how many of a hub's cold in-edges move considers: more
+// than its 600 tokens can show (a neighbour renders in 18 tokens at the
+// least, so 33 at most).
+const moveSample = 64
+
+// moveEdges lists edge neighbours in catalog order, out-edges first. A
+// hub's in-edges are sampled as look samples them (sampleInEdges) when
+// the order is by heat and every edge type is listed; sampled reports
+// that neighbours were left out, all of them beyond what the answer can
+// hold.
+func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir string, byHeat bool) (list []Neighbor, sampled bool, err error) {
 	if dir != DirectionIn {
 		sc := scopeOf(ctx)
 		for _, e := range rec.Edges {
@@ -144,10 +154,11 @@ func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir strin
 		}
 	}
 	if dir != DirectionOut {
-		ins, err := v.InEdges(ctx, rec.ID) // hidden sources are no neighbours
+		ins, degree, err := v.sampleInEdges(ctx, rec.ID, byHeat && rel == "", moveSample) // hidden sources are no neighbours
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		sampled = len(ins) < degree
 		dialect := v.Dialect()
 		for _, e := range ins {
 			shown := dialect.Inverse(e.Rel)
@@ -162,7 +173,7 @@ func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir strin
 	}
 	rows, err := v.digestNeighborRows(ctx, ids)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	heat := v.heat(ctx, ids)
 	for i := range list {
@@ -172,7 +183,7 @@ func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir strin
 			n.Type, n.Summary = r.typ, r.summary
 		}
 	}
-	return list, nil
+	return list, sampled, nil
 }
 
 // moveSignature is move's row in the signature table.
