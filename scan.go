@@ -911,7 +911,7 @@ func newScanFitter(res *ScanResult) scanFitter {
 // add counts it in when the payload still fits the budget with it.
 func (f *scanFitter) add(it ScanItem) bool {
 	compact, _ := it.MarshalJSON()
-	n := scanRenderedRunes(compact)
+	n := budget.SpacedRunes(compact)
 	if f.items > 0 {
 		n += len(", ")
 	}
@@ -921,26 +921,6 @@ func (f *scanFitter) add(it ScanItem) bool {
 	f.runes += n
 	f.items++
 	return true
-}
-
-// scanRenderedRunes is the length in runes of compact JSON as the budget
-// renders it, with a space after every ',' and ':' outside strings.
-func scanRenderedRunes(compact []byte) int {
-	n := utf8.RuneCount(compact)
-	inString, escaped := false, false
-	for _, c := range compact {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ',' || c == ':'):
-			n++
-		}
-	}
-	return n
 }
 
 // scanClip shrinks the one node of res, too large for the budget on its

@@ -33,7 +33,7 @@ func EstimatePayloadTokens(v any) int {
 	if !ok || len(compact) == 0 {
 		return 0
 	}
-	return max(1, (spacedRunes(compact)+3)/4)
+	return max(1, (SpacedRunes(compact)+3)/4)
 }
 
 // Render is the reference rendering EstimatePayloadTokens measures.
@@ -60,8 +60,10 @@ func encode(b *bytes.Buffer, v any) ([]byte, bool) {
 	return bytes.TrimRight(b.Bytes(), "\n"), true
 }
 
-// spacedRunes is utf8.RuneCountInString(spaceSeparators(compact)).
-func spacedRunes(compact []byte) int {
+// SpacedRunes is the length in code points of compact JSON as the
+// estimate renders it, with a space after every ',' and ':' outside
+// strings: utf8.RuneCountInString of Render's text, without building it.
+func SpacedRunes(compact []byte) int {
 	n := utf8.RuneCount(compact)
 	inString, escaped := false, false
 	for _, c := range compact {
@@ -140,7 +142,7 @@ func ShrinkTail[T any](list *[]T, limit int, render func() any) int {
 		if !ok {
 			return 0
 		}
-		return spacedRunes(compact)
+		return SpacedRunes(compact)
 	}
 	fits := func(n int) bool {
 		*list = full[:n]
