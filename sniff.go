@@ -332,12 +332,17 @@ func (s *bodyScanner) scanLines(body string, out [][]lineRecord) [][]lineRecord 
 			line = string([]rune(line))
 		}
 		if h, ok := sectionHeading(line); ok {
-			section = h
+			name := strings.Clone(*h) // as text below
+			section = &name
 		}
 		fl = appendFolded(fl[:0], line)
+		text := "" // a copy, so a kept match does not keep its whole body alive
 		for i, n := range s.needles {
 			if j := bytes.Index(fl, n); j >= 0 {
-				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: utf8.RuneCount(fl[:j]), Text: line})
+				if text == "" {
+					text = strings.Clone(line)
+				}
+				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: utf8.RuneCount(fl[:j]), Text: text})
 			}
 		}
 	})
