@@ -109,11 +109,15 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 		pred.where, pred.args = andScope(ctx, "nodes.id", pred.where, pred.args)
 		pred.whole = false
 	}
-	inScope, err := v.nodesInScope(ctx, pred)
+	gen, err := v.cat.Generation(ctx) // one catalog the count and the scan both speak of
 	if err != nil {
 		return nil, err
 	}
-	scan, err := v.scanScope(ctx, pred, folded, inScope)
+	inScope, err := v.nodesInScope(ctx, pred, gen)
+	if err != nil {
+		return nil, err
+	}
+	scan, err := v.scanScope(ctx, pred, folded, gen, inScope)
 	if err != nil {
 		return nil, err
 	}
@@ -145,13 +149,9 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 // nodesInScope counts the nodes pred holds; the whole forest's count is
 // remembered per catalog generation (at 100,000 nodes counting them took
 // milliseconds of every sniff).
-func (v *Vine) nodesInScope(ctx context.Context, pred scopePred) (int, error) {
+func (v *Vine) nodesInScope(ctx context.Context, pred scopePred, gen int64) (int, error) {
 	if !pred.whole {
 		return v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
-	}
-	gen, err := v.cat.Generation(ctx)
-	if err != nil {
-		return 0, err
 	}
 	return v.forestSize(ctx, gen)
 }

@@ -47,14 +47,11 @@ type scanResult struct {
 // Rows fetched and catalog rows loaded grow with matches plus uncovered
 // nodes; a covered node that holds nothing costs nothing (cost rule 1).
 //
-// inScope is how many nodes pred holds: once every one of them is to be
+// gen is the catalog generation the caller read; inScope is how many
+// nodes pred holds: once every one of them is to be
 // read, the remaining terms' memo rows are not consulted (reading a body
 // scans every term), which halves a cold scan's SQL.
-func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, inScope int) (*scanResult, error) {
-	gen, err := v.cat.Generation(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, gen int64, inScope int) (*scanResult, error) {
 	res := &scanResult{found: map[string][][]lineRecord{}, partial: map[string]string{}, generation: gen}
 	uncovered := map[string]string{} // id -> body hash
 	for ti, t := range terms {
@@ -64,7 +61,7 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, in
 				res.partial[id] = hash
 			}
 		}
-		if hot, ok := v.hot.get(string(t), gen); ok && pred.whole {
+		if hot, ok := v.wholeHot(pred, string(t), gen); ok {
 			hot.each(found)
 			for _, id := range hot.unhashed {
 				uncovered[id] = ""
@@ -105,6 +102,15 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, in
 		}
 	}
 	return res, nil
+}
+
+// wholeHot is the hot memo's entry for term; only a whole-forest scan
+// may use one.
+func (v *Vine) wholeHot(pred scopePred, term string, gen int64) (*hotTerm, bool) {
+	if !pred.whole {
+		return nil, false
+	}
+	return v.hot.get(term, gen)
 }
 
 // memoTerm answers one term from the memo rows (see scanScope), and
