@@ -71,15 +71,14 @@ func (v *Vine) selectTerms(ctx context.Context, ts []string) ([]string, error) {
 
 // forestSize is the number of nodes at generation gen.
 func (v *Vine) forestSize(ctx context.Context, gen int64) (int, error) {
-	const key = "\x00nodes" // no term is empty or holds a NUL
-	if n, ok := v.termCounts.get(gen, key); ok {
+	if n, ok := v.termCounts.nodes(gen); ok {
 		return n, nil
 	}
 	n, err := v.countQuery(ctx, "SELECT count(*) FROM nodes")
 	if err != nil {
 		return 0, err
 	}
-	v.termCounts.put(gen, key, n)
+	v.termCounts.setNodes(gen, n)
 	return n, nil
 }
 
@@ -103,12 +102,15 @@ func (v *Vine) termRows(ctx context.Context, gen int64, term string, limit int) 
 	return n, nil
 }
 
-// termCounts remembers termRows for one catalog generation; a new
-// generation, or more than maxTermCounts terms, starts it afresh.
+// termCounts remembers termRows, and the forest's size, for one catalog
+// generation; a new generation, or more than maxTermCounts terms, starts
+// it afresh.
 type termCounts struct {
-	mu  sync.Mutex
-	gen int64
-	m   map[string]int
+	mu     sync.Mutex
+	gen    int64
+	m      map[string]int
+	size   int
+	sizeOK bool
 }
 
 const maxTermCounts = 4096
@@ -123,8 +125,29 @@ func (c *termCounts) get(gen int64, term string) (int, bool) {
 func (c *termCounts) put(gen int64, term string, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen != gen || c.m == nil || len(c.m) >= maxTermCounts {
-		c.gen, c.m = gen, map[string]int{}
+	c.at(gen)
+	if len(c.m) >= maxTermCounts {
+		c.m = map[string]int{}
 	}
 	c.m[term] = n
+}
+
+func (c *termCounts) nodes(gen int64) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size, c.sizeOK && c.gen == gen
+}
+
+func (c *termCounts) setNodes(gen int64, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at(gen)
+	c.size, c.sizeOK = n, true
+}
+
+// at empties the counts unless they are of generation gen; c.mu is held.
+func (c *termCounts) at(gen int64) {
+	if c.gen != gen || c.m == nil {
+		c.gen, c.m, c.sizeOK = gen, map[string]int{}, false
+	}
 }

@@ -25,7 +25,7 @@ func TestSelectTermsDropsCommonTermsOnlyPastTheBudget(t *testing.T) {
 	require.Less(t, count(rare), count(common))
 	require.Less(t, count(other), count(common))
 	require.Positive(t, count(rare))
-	require.Greater(t, count("cooperative")-1, len(nodesOf(t, v))/commonShare, "both common at that budget")
+	require.Greater(t, count("cooperative")-1, len(regionIDs(t, v))/commonShare, "both common at that budget")
 	defer func(b int) { locateRowBudget = b }(locateRowBudget)
 
 	for _, tc := range []struct {
@@ -61,18 +61,4 @@ func TestTermCountsBelongToOneGeneration(t *testing.T) {
 	c.put(4, "alert", 2)
 	_, ok = c.get(3, "storm")
 	assert.False(t, ok, "a new generation starts afresh")
-}
-
-func nodesOf(t *testing.T, v *Vine) []string {
-	t.Helper()
-	rows, err := v.cat.DB().Query("SELECT id FROM nodes")
-	require.NoError(t, err)
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		require.NoError(t, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	return ids
 }
