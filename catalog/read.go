@@ -129,12 +129,8 @@ func (c *Catalog) Get(ctx context.Context, id string) (Record, bool, error) {
 func getSQL(have map[string]map[string]bool) string {
 	edges, moves := "'[]'", "'[]'"
 	if len(have["edges"]) > 0 {
-		conf := "1.0" // the column's default, for a file that predates it
-		if have["edges"]["confidence"] {
-			conf = "confidence"
-		}
-		edges = "(SELECT json_group_array(json_array(rel, dst, " + conf + ")) " +
-			"FROM (SELECT * FROM edges WHERE src = n.id ORDER BY rowid))"
+		edges = "(SELECT json_group_array(json_array(rel, dst, confidence)) FROM (SELECT rel, dst, " +
+			selectList(edgesTable, []string{"confidence"}, have["edges"]) + " FROM edges WHERE src = n.id ORDER BY rowid))"
 	}
 	if len(have["moves"]) > 0 {
 		moves = "(SELECT json_group_array(old_id) FROM (SELECT old_id FROM moves WHERE new_id = n.id ORDER BY rowid))"
