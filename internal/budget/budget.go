@@ -5,6 +5,7 @@ package budget
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"math"
 	"strings"
 	"sync"
@@ -65,18 +66,8 @@ func encode(b *bytes.Buffer, v any) ([]byte, bool) {
 // strings: utf8.RuneCountInString of Render's text, without building it.
 func SpacedRunes(compact []byte) int {
 	n := utf8.RuneCount(compact)
-	inString, escaped := false, false
-	for _, c := range compact {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ',' || c == ':'):
-			n++
-		}
+	for range separators(compact) {
+		n++
 	}
 	return n
 }
@@ -85,21 +76,36 @@ func SpacedRunes(compact []byte) int {
 func spaceSeparators(compact []byte) string {
 	var out strings.Builder
 	out.Grow(len(compact) + len(compact)/8)
-	inString, escaped := false, false
-	for _, c := range compact {
-		out.WriteByte(c)
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ',' || c == ':'):
-			out.WriteByte(' ')
+	last := 0
+	for i := range separators(compact) {
+		out.Write(compact[last : i+1])
+		out.WriteByte(' ')
+		last = i + 1
+	}
+	out.Write(compact[last:])
+	return out.String()
+}
+
+// separators yields the offsets of the ',' and ':' of compact JSON that
+// lie outside strings.
+func separators(compact []byte) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		inString, escaped := false, false
+		for i, c := range compact {
+			switch {
+			case escaped:
+				escaped = false
+			case inString && c == '\\':
+				escaped = true
+			case c == '"':
+				inString = !inString
+			case !inString && (c == ',' || c == ':'):
+				if !yield(i) {
+					return
+				}
+			}
 		}
 	}
-	return out.String()
 }
 
 // TruncateText returns s unchanged when it fits maxTokens; otherwise its
