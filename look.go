@@ -475,31 +475,24 @@ const (
 // 100,000 nodes a hub's 1,800 in-edges and their heat were 7 ms of an
 // 8 ms look.
 func (v *Vine) sampleInEdges(ctx context.Context, id string, byHeat bool, shown int) ([]catalog.InEdge, int, error) {
-	lister, ok := v.heatSource.(HeatLister)
-	if !ok || !byHeat || scopeOf(ctx).restricted() {
-		ins, err := v.InEdges(ctx, id)
-		return ins, len(ins), err
+	if lister, ok := v.heatSource.(HeatLister); ok && byHeat && !scopeOf(ctx).restricted() {
+		degree, err := v.cat.InDegree(ctx, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if degree >= sampleInDegree {
+			hot, ok, err := lister.Hot(ctx, maxHotSample)
+			if err != nil {
+				v.log.Warn("heat read failed; reading every in-edge", "err", err)
+			}
+			if ok && err == nil {
+				ins, err := v.cat.InEdgesSample(ctx, id, shown, slices.Collect(maps.Keys(hot)))
+				return ins, degree, err
+			}
+		}
 	}
-	// The first sampleInDegree in-edges, in the one read that took all of
-	// them: for every node but a hub, that is all of them.
-	first, err := v.cat.InEdgesSample(ctx, id, sampleInDegree, nil)
-	if err != nil || len(first) < sampleInDegree {
-		return first, len(first), err
-	}
-	hot, ok, err := lister.Hot(ctx, maxHotSample)
-	if err != nil {
-		v.log.Warn("heat read failed; reading every in-edge", "err", err)
-	}
-	if !ok || err != nil {
-		ins, err := v.InEdges(ctx, id)
-		return ins, len(ins), err
-	}
-	degree, err := v.cat.InDegree(ctx, id)
-	if err != nil {
-		return nil, 0, err
-	}
-	ins, err := v.cat.InEdgesSample(ctx, id, shown, slices.Collect(maps.Keys(hot)))
-	return ins, degree, err
+	ins, err := v.InEdges(ctx, id)
+	return ins, len(ins), err
 }
 
 func (v *Vine) digestEdgesOut(ctx context.Context, edges []catalog.Edge, heat map[string]float64, g *gauntlet, d *Digest) error {
