@@ -349,12 +349,13 @@ func locateColumns(a string) string {
 // kept are joined to nodes afterwards, so the passports of rows that do
 // not make the pool are never read. Ties keep rowid order.
 func locateSQL(filter string) string {
+	// LIMIT ?+0 keeps the prepared statement across pool sizes (see catalog.RankExpr).
 	inner := "SELECT rowid AS fid, " + catalog.RankExpr + " AS rank FROM nodes_fts WHERE nodes_fts MATCH ?"
 	if filter != "" {
 		inner = "SELECT nodes_fts.rowid AS fid, " + catalog.RankExpr + " AS rank FROM nodes_fts " +
 			"JOIN nodes AS m ON m.rowid = nodes_fts.rowid WHERE nodes_fts MATCH ? AND " + filter
 	}
-	return "SELECT " + locateColumns("n") + ", f.rank FROM (" + inner + " ORDER BY rank, fid LIMIT ?) AS f " +
+	return "SELECT " + locateColumns("n") + ", f.rank FROM (" + inner + " ORDER BY rank, fid LIMIT ?+0) AS f " +
 		"JOIN nodes AS n ON n.rowid = f.fid ORDER BY f.rank, f.fid"
 }
 

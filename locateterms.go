@@ -93,7 +93,7 @@ func (v *Vine) termRows(ctx context.Context, gen int64, term string, limit int) 
 	if match == "" {
 		return 0, nil
 	}
-	n, err := v.countQuery(ctx, "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)",
+	n, err := v.countQuery(ctx, "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?+0)",
 		match, limit)
 	if err != nil {
 		return 0, err

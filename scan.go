@@ -795,7 +795,7 @@ func (v *Vine) scanCursorIDs(ctx context.Context, tx *sql.Tx, q scanQuery, after
 	return v.scanIDs(ctx, tx, q.cacheable,
 		"SELECT (SELECT count(*) FROM nodes WHERE "+where+"), "+
 			"(SELECT json_group_array(id ORDER BY id) FROM "+
-			"(SELECT id FROM nodes WHERE "+where+" AND id > ? ORDER BY id LIMIT ?))",
+			"(SELECT id FROM nodes WHERE "+where+" AND id > ? ORDER BY id LIMIT ?+0))",
 		append(args, after, n)...)
 }
 

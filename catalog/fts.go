@@ -12,8 +12,12 @@ import "strings"
 //
 //	SELECT n.id, f.rank FROM (
 //	    SELECT rowid, bm25(nodes_fts, 0, 4, 3, 2, 1) AS rank FROM nodes_fts
-//	    WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?) AS f
+//	    WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?+0) AS f
 //	JOIN nodes AS n ON n.rowid = f.rowid ORDER BY f.rank
+//
+// The limit is written ?+0 in a statement prepared once: SQLite's planner
+// reads the value of a bare LIMIT parameter, so each new value would
+// compile the statement again on its next step.
 //
 // Selecting nodes_fts.id in the ranked query instead reads the index's
 // content table for every matching row, not only the rows kept.

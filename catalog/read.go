@@ -68,7 +68,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 		{&s.inEdges, "edges", "SELECT src, rel, " + edgeConf + " FROM edges WHERE dst = ? ORDER BY rowid"},
 		{&s.inDegree, "edges", "SELECT count(*) FROM edges WHERE dst = ?"},
 		{&s.inEdgesSample, "edges", "SELECT src, rel, " + edgeConf + " FROM edges WHERE rowid IN (" +
-			"SELECT rowid FROM (SELECT rowid FROM edges WHERE dst = ?1 ORDER BY rowid LIMIT ?2) " +
+			"SELECT rowid FROM (SELECT rowid FROM edges WHERE dst = ?1 ORDER BY rowid LIMIT ?2+0) " +
 			"UNION SELECT rowid FROM edges WHERE dst = ?1 AND src IN (SELECT value FROM json_each(?3))) ORDER BY rowid"},
 		{&s.stats, "nodes", countSQL(have)},
 		{&s.generation, "catalog_meta", "SELECT value FROM catalog_meta WHERE key = 'generation'"},

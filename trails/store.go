@@ -50,8 +50,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("trails: create heat table: %w", err)
 	}
+	// LIMIT ?+0: a bare LIMIT parameter makes SQLite re-prepare the
+	// statement whenever the limit changes (see catalog.RankExpr).
 	hotRows, err := db.PrepareContext(ctx, "SELECT json_group_object(node_id, heat) FROM "+
-		"(SELECT node_id, heat FROM heat WHERE scope = ? AND heat > 0 LIMIT ?)")
+		"(SELECT node_id, heat FROM heat WHERE scope = ? AND heat > 0 LIMIT ?+0)")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("trails: prepare heat reads: %w", err)
