@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -40,8 +39,8 @@ func countSQL(have map[string]map[string]bool) string {
 // lazily once per connection and reuses it. A statement over a table the
 // file lacks (a read-only open of an old file) is nil and reads as empty.
 type readStmts struct {
-	getList string // the column list of get, for GetMany
 	get     *sql.Stmt
+	getMany *sql.Stmt // the node columns of the ids in a JSON list
 	movedTo *sql.Stmt
 	inEdges *sql.Stmt
 	// inDegree counts inEdges; inEdgesSample is inEdges cut to the first
@@ -57,13 +56,14 @@ type readStmts struct {
 
 func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map[string]bool) error {
 	edgeConf := selectList(edgesTable, []string{"confidence"}, have["edges"])
-	s.getList = selectList(nodesTable, getColumns, have["nodes"])
 	for _, q := range []struct {
 		dst   **sql.Stmt
 		table string // the statement is left nil when the file lacks it
 		query string
 	}{
 		{&s.get, "nodes", getSQL(have)},
+		{&s.getMany, "nodes", "SELECT " + selectList(nodesTable, getColumns, have["nodes"]) +
+			" FROM nodes WHERE id IN (SELECT value FROM json_each(?))"},
 		{&s.movedTo, "moves", "SELECT new_id FROM moves WHERE old_id = ?"},
 		{&s.inEdges, "edges", "SELECT src, rel, " + edgeConf + " FROM edges WHERE dst = ? ORDER BY rowid"},
 		{&s.inDegree, "edges", "SELECT count(*) FROM edges WHERE dst = ?"},
@@ -92,7 +92,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 
 func (s *readStmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.get, s.movedTo, s.inEdges, s.inDegree, s.inEdgesSample, s.stats, s.generation, s.empty, s.probe, s.match} {
+	for _, st := range []*sql.Stmt{s.get, s.getMany, s.movedTo, s.inEdges, s.inDegree, s.inEdgesSample, s.stats, s.generation, s.empty, s.probe, s.match} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
@@ -154,37 +154,32 @@ func decodeEdges(s string) ([]Edge, error) {
 }
 
 // GetMany returns the rows of the given ids that exist, keyed by id, in
-// one query per 400 ids: the node columns only (no Edges, no MovedFrom),
-// for callers that rank or sort many nodes by their row. Missing ids are
-// absent from the map.
+// one prepared query over the ids as a JSON list: the node columns only
+// (no Edges, no MovedFrom), for callers that rank or sort many nodes by
+// their row. Missing ids are absent from the map.
 func (c *Catalog) GetMany(ctx context.Context, ids []string) (map[string]Record, error) {
 	out := make(map[string]Record, len(ids))
-	if c.r.get == nil || len(ids) == 0 {
+	if c.r.getMany == nil || len(ids) == 0 {
 		return out, nil
 	}
-	for chunk := range slices.Chunk(ids, 400) {
-		q := "SELECT " + c.r.getList + " FROM nodes WHERE id IN (" +
-			strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",") + ")"
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		rows, err := c.reader.QueryContext(ctx, q, args...)
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: get many: %w", err)
+	}
+	rows, err := c.r.getMany.QueryContext(ctx, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("catalog: get many: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRecord(rows)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: get many: %w", err)
 		}
-		for rows.Next() {
-			r, err := scanRecord(rows)
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("catalog: get many: %w", err)
-			}
-			out[r.ID] = r
-		}
-		err = errors.Join(rows.Err(), rows.Close())
-		if err != nil {
-			return nil, fmt.Errorf("catalog: get many: %w", err)
-		}
+		out[r.ID] = r
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("catalog: get many: %w", err)
 	}
 	return out, nil
 }
