@@ -54,11 +54,29 @@ func SessionOf(ctx context.Context) string {
 	return s
 }
 
+// heatListMin is the id count from which heat first asks a HeatLister
+// for every hot node.
+const heatListMin = 32
+
 // heat reads heat for ids from the configured source; without one every
-// node is cold.
+// node is cold. A long list goes to a HeatLister first: most nodes are
+// cold, and when no more nodes are hot than ids were asked for, one
+// short read of the hot ones answers them all, where a batched lookup
+// pays for every id.
 func (v *Vine) heat(ctx context.Context, ids []string) map[string]float64 {
 	if v.heatSource == nil || len(ids) == 0 {
 		return map[string]float64{}
+	}
+	if lister, ok := v.heatSource.(HeatLister); ok && len(ids) >= heatListMin {
+		if hot, ok, err := lister.Hot(ctx, len(ids)); err == nil && ok {
+			out := make(map[string]float64, min(len(hot), len(ids)))
+			for _, id := range ids {
+				if h, ok := hot[id]; ok {
+					out[id] = h
+				}
+			}
+			return out
+		}
 	}
 	h, err := v.heatSource.Heat(ctx, ids)
 	if err != nil {

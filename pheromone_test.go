@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,4 +100,47 @@ func TestFortificationAndTransplantMoveHeatInTheDefaultStore(t *testing.T) {
 	h, err = v.trails.Heat(ctx, []string{"concepts/beaufort-scale", "operations/beaufort-scale"}, "")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]float64{"operations/beaufort-scale": 0.1}, h, "heat follows the node")
+}
+
+// A long id list reads heat through the store's hot list when few nodes
+// are hot; the answer must be the batched lookup's, session heat
+// included, and the lookup must still answer when more nodes are hot
+// than ids were asked for.
+func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
+	ctx := context.Background()
+	v, _ := writableFixture(t)
+	rows, err := v.cat.DB().QueryContext(ctx, "SELECT id FROM nodes ORDER BY id")
+	require.NoError(t, err)
+	var ids []string
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(t, rows.Err())
+	rows.Close()
+	require.Greater(t, len(ids), 2*heatListMin)
+	asked := ids[:heatListMin]
+	lookup := heatOnly{storeHeat{v.trails}}
+	now := time.Now()
+	steps := []struct {
+		name    string
+		deposit func() error
+	}{
+		{"cold forest", func() error { return nil }},
+		{"persistent heat in and out of the list", func() error {
+			return v.trails.Deposit(ctx, "", []string{asked[0], asked[5], ids[len(ids)-1]}, 0.4, now)
+		}},
+		{"session heat", func() error { return v.trails.Deposit(ctx, "s1", []string{asked[5], asked[9]}, 0.3, now) }},
+		{"more hot nodes than ids asked", func() error { return v.trails.Deposit(ctx, "", ids, 0.1, now) }},
+	}
+	for _, step := range steps {
+		require.NoError(t, step.deposit(), step.name)
+		for _, session := range []string{"", "s1"} {
+			sctx := WithSession(ctx, session)
+			want, err := lookup.Heat(sctx, asked)
+			require.NoError(t, err)
+			assert.Equal(t, want, v.heat(sctx, asked), "%s, session %q", step.name, session)
+		}
+	}
 }
