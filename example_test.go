@@ -50,3 +50,47 @@ func ExampleError() {
 	// Output:
 	// E_NOT_FOUND 404
 }
+
+// One read of a node's body serves several reads of it: sniff it term by
+// term, then pick the section the rare term is in.
+func ExampleVine_ReadBody() {
+	ctx := context.Background()
+	tmp, _ := os.MkdirTemp("", "vine-example-")
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "kb")
+	if _, err := vine.Init(ctx, dir, "Team knowledge", nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, err := vine.Open(ctx, dir, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer v.Close()
+	_, err = v.Call(ctx, "plant", []byte(`{"node": {"id": "runbook", "type": "note", "title": "Runbook",
+		"summary": "How to restart the service and what to check after.", "parent": "_index",
+		"body": "## Restart\n\nStop the worker, then the queue.\n\n## Check\n\nThe queue depth must fall below 40."}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	body, err := v.ReadBody(ctx, "runbook")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	hits, _ := body.SniffEach([]string{"worker", "depth"})
+	for _, h := range hits {
+		fmt.Println(h.MatchCount, *h.Matches[0].Section)
+	}
+	sec, _ := body.Pick(vine.PickOptions{Section: *hits[1].Matches[0].Section})
+	fmt.Println(sec.Body)
+	// Output:
+	// 1 Restart
+	// 1 Check
+	// ## Check
+	//
+	// The queue depth must fall below 40.
+}

@@ -373,6 +373,21 @@ func TestPickCachedAndReferenceBodies(t *testing.T) {
 	// The map still works on an unreachable body.
 	_, err = f.v.Look(ctx, "library/ref-escape", LookOptions{})
 	assert.NoError(t, err)
+
+	// One read of the body answers as pick and sniff do, from the backing file.
+	for _, id := range []string{"library/cached", "library/ref"} {
+		body, err := f.v.ReadBody(ctx, id)
+		require.NoError(t, err, id)
+		want, _ := f.v.Pick(ctx, id, PickOptions{})
+		got, _ := body.Pick(PickOptions{})
+		assert.Equal(t, want, got, id)
+		terms := []string{"real text", "live"}
+		wantHits, _ := f.v.SniffEach(ctx, id, terms)
+		gotHits, _ := body.SniffEach(terms)
+		assert.Equal(t, wantHits, gotHits, id)
+	}
+	_, err = f.v.ReadBody(ctx, "library/ref-escape")
+	assert.Equal(t, ENotFound, CodeOf(err), "an unreachable body")
 }
 
 func FuzzPickCursor(f *testing.F) {

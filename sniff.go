@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/envelope"
@@ -518,6 +519,11 @@ func (v *Vine) SniffEach(ctx context.Context, id string, terms []string) ([]Snif
 	if !ok {
 		return nil, notFound(id)
 	}
+	return sniffEach(rec, body, folded), nil
+}
+
+// sniffEach scans body, the node's of rec, once for every folded term.
+func sniffEach(rec catalog.Record, body string, folded [][]rune) []SniffHit {
 	out := make([]SniffHit, len(folded))
 	// No quick reject: a node asked for by id is scanned line by line anyway.
 	perTerm := newBodyScanner(folded).scanLines(body, make([][]lineRecord, len(folded)))
@@ -527,7 +533,7 @@ func (v *Vine) SniffEach(ctx context.Context, id string, terms []string) ([]Snif
 		out[i] = renderSniffHit(h)
 		out[i].Matches = nonNilSniffMatches(out[i].Matches)
 	}
-	return out, nil
+	return out
 }
 
 func nonNilSniffMatches(m []SniffMatch) []SniffMatch {

@@ -184,3 +184,30 @@ func TestHarvestUnderAPolicyNeverNamesHiddenNodes(t *testing.T) {
 	all, _ := json.Marshal(full)
 	assert.Contains(t, string(all), "projects/tidewatch/", "unscoped, the same sweep finds tidewatch")
 }
+
+// plainReader offers a Reader's required methods only: no batched
+// records, no one-read bodies.
+type plainReader struct{ harvest.Reader }
+
+// The optional one-read paths (Records, ReadBody) are speed only: a sweep
+// through a Reader without them answers byte for byte the same.
+func TestOptionalReadsChangeNothing(t *testing.T) {
+	v := openFixture(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"storm alert thresholds for the Tidewatch buoys",
+		"tidewatch buoy calibration and the project roadmap",
+		"lora radio range",
+	} {
+		for _, opt := range []harvest.Options{{}, {K: 5}, {IncludeSuperseded: true}} {
+			fast, err := harvest.Harvest(ctx, harvest.Engine(v), q, opt)
+			require.NoError(t, err)
+			plain, err := harvest.Harvest(ctx, plainReader{harvest.Engine(v)}, q, opt)
+			require.NoError(t, err)
+			want, _ := json.Marshal(plain)
+			got, _ := json.Marshal(fast)
+			require.NotEmpty(t, fast.Results, q)
+			assert.JSONEq(t, string(want), string(got), "%q %+v", q, opt)
+		}
+	}
+}

@@ -40,11 +40,12 @@ func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string
 	if c.loc != nil {
 		it.FoundBy = append(it.FoundBy, "locate")
 	}
+	node := readsOf(ctx, r, c.id)
 	if c.sniff != nil {
 		it.FoundBy = append(it.FoundBy, "sniff")
-		it.Matches = refine(ctx, r, c, searchTerms)
+		it.Matches = refine(ctx, node, c, searchTerms)
 	}
-	it.Content = content(ctx, r, c, it.Matches)
+	it.Content = content(ctx, node, c, it.Matches)
 	if it.Type == "dataset" || it.Type == "media" {
 		if notes, err := r.Notes(ctx, c.id); err == nil {
 			it.Notes = notes
@@ -57,13 +58,13 @@ func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string
 // term first, so a rare exact term is not drowned by common ones under
 // sniff's three-per-node cap (C.6c rule 2). Index items keep their global
 // matches: scoping sniff to an index would search its whole subtree.
-func refine(ctx context.Context, r Reader, c *candidate, searchTerms []string) []vine.SniffMatch {
+func refine(ctx context.Context, node nodeReads, c *candidate, searchTerms []string) []vine.SniffMatch {
 	global := c.sniff.Matches
 	if forest.IsIndex(c.id) || len(searchTerms) == 0 {
 		return nonNilMatches(global)
 	}
 	var hits []vine.SniffHit
-	if each, err := r.SniffEach(ctx, c.id, searchTerms); err == nil {
+	if each, err := node.SniffEach(ctx, searchTerms); err == nil {
 		for _, h := range each {
 			if h.MatchCount > 0 {
 				hits = append(hits, h)
@@ -98,9 +99,8 @@ func refine(ctx context.Context, r Reader, c *candidate, searchTerms []string) [
 
 // content serves the body whole when it is small, else up to two matched
 // sections whole, else the outline with a hint. Bodies are never sliced.
-func content(ctx context.Context, r Reader, c *candidate, matches []vine.SniffMatch) []Block {
-	id := c.id
-	whole, err := r.Pick(ctx, id, vine.PickOptions{})
+func content(ctx context.Context, node nodeReads, c *candidate, matches []vine.SniffMatch) []Block {
+	whole, err := node.Pick(ctx, vine.PickOptions{})
 	if err != nil {
 		return []Block{}
 	}
@@ -115,7 +115,7 @@ func content(ctx context.Context, r Reader, c *candidate, matches []vine.SniffMa
 		}
 	}
 	for _, s := range sections {
-		sec, err := r.Pick(ctx, id, vine.PickOptions{Section: s})
+		sec, err := node.Pick(ctx, vine.PickOptions{Section: s})
 		if err != nil || sec.Cut {
 			continue
 		}

@@ -74,6 +74,57 @@ type recordsReader interface {
 	Records(ctx context.Context, ids []string) (map[string]catalog.Record, error)
 }
 
+func (e engine) ReadBody(ctx context.Context, id string) (*vine.Body, error) {
+	return e.v.ReadBody(ctx, id)
+}
+
+// bodyReader is the optional one-read path of an item: the Reader reads
+// the node's body once, and the item sniffs and picks that read.
+type bodyReader interface {
+	ReadBody(ctx context.Context, id string) (*vine.Body, error)
+}
+
+// nodeReads are the reads an item makes of its own node.
+type nodeReads interface {
+	SniffEach(ctx context.Context, terms []string) ([]vine.SniffHit, error)
+	Pick(ctx context.Context, opt vine.PickOptions) (*vine.Content, error)
+}
+
+// readsOf opens the node's reads: one body read when the Reader offers
+// it, else a call on the Reader per read. A failed body read takes the
+// per-call path, whose reads then fail as they would have.
+func readsOf(ctx context.Context, r Reader, id string) nodeReads {
+	if br, ok := r.(bodyReader); ok {
+		if b, err := br.ReadBody(ctx, id); err == nil {
+			return bodyReads{b}
+		}
+	}
+	return readerReads{r, id}
+}
+
+type bodyReads struct{ b *vine.Body }
+
+func (b bodyReads) SniffEach(_ context.Context, terms []string) ([]vine.SniffHit, error) {
+	return b.b.SniffEach(terms)
+}
+
+func (b bodyReads) Pick(_ context.Context, opt vine.PickOptions) (*vine.Content, error) {
+	return b.b.Pick(opt)
+}
+
+type readerReads struct {
+	r  Reader
+	id string
+}
+
+func (r readerReads) SniffEach(ctx context.Context, terms []string) ([]vine.SniffHit, error) {
+	return r.r.SniffEach(ctx, r.id, terms)
+}
+
+func (r readerReads) Pick(ctx context.Context, opt vine.PickOptions) (*vine.Content, error) {
+	return r.r.Pick(ctx, r.id, opt)
+}
+
 func (e engine) Notes(ctx context.Context, id string) (string, error) {
 	d, err := e.v.Look(ctx, id, vine.LookOptions{Fields: []string{"notes"}})
 	if err != nil {
