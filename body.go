@@ -2,6 +2,7 @@ package vine
 
 import (
 	"context"
+	"strings"
 
 	"github.com/monkeyllm/vine/catalog"
 )
@@ -26,6 +27,23 @@ func (v *Vine) ReadBody(ctx context.Context, id string) (*Body, error) {
 	if err != nil {
 		return nil, err
 	}
+	return v.bodyOf(rec)
+}
+
+// BodyOf reads the body of the node whose catalog row the caller already
+// holds (from Record or Records), as ReadBody would, without reading the
+// row again. The id is still checked: a node out of the call's scope or
+// outside the forest is E_NOT_FOUND.
+func (v *Vine) BodyOf(ctx context.Context, rec catalog.Record) (*Body, error) {
+	id := rec.ID
+	if _, err := v.root.Path(id); err != nil || id == "" || id != strings.Trim(strings.TrimSpace(id), "/") ||
+		!scopeOf(ctx).in(id) {
+		return nil, notFound(rec.ID)
+	}
+	return v.bodyOf(rec)
+}
+
+func (v *Vine) bodyOf(rec catalog.Record) (*Body, error) {
 	src, err := v.pickSource(rec)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,11 @@ func TestBodyAnswersLikeThePrimitives(t *testing.T) {
 		"projects/tidewatch/_index", "finance/ledger-2026", "/library/tidewatch-field-report-2/"} {
 		body, err := v.ReadBody(ctx, id)
 		require.NoError(t, err, id)
+		rec, err := v.Record(ctx, strings.Trim(id, "/"))
+		require.NoError(t, err, id)
+		of, err := v.BodyOf(ctx, rec)
+		require.NoError(t, err, id)
+		assert.Equal(t, body, of, "%s: BodyOf a row reads what ReadBody reads", id)
 		wantHits, wantErr := v.SniffEach(ctx, id, terms)
 		gotHits, gotErr := body.SniffEach(terms)
 		assert.Equal(t, wantErr, gotErr, id)
@@ -55,4 +60,39 @@ func TestBodyAnswersLikeThePrimitives(t *testing.T) {
 	}
 	assert.Equal(t, redact(absent, "projects/no-such-node"), redact(hidden, "projects/tidewatch/alert-thresholds"),
 		"the refusal does not depend on whether the node exists")
+}
+
+// BodyOf trusts the row's fields but not its id: the id must be canonical,
+// inside the forest and in scope.
+func TestBodyOfChecksTheID(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := testforest.Fixture(t)
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true})
+	require.NoError(t, err)
+	defer v.Close()
+	rec, err := v.Record(ctx, "projects/tidewatch/alert-thresholds")
+	require.NoError(t, err)
+	sc, err := v.Scoped(vine.Policy{Allow: []string{"projects"}, Deny: []string{"projects/tidewatch"},
+		Caps: []vine.Capability{vine.CapRead}})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		id   string
+	}{
+		{"hidden by the policy", sc.Context(ctx), rec.ID},
+		{"empty", ctx, ""},
+		{"not canonical", ctx, "/" + rec.ID + "/"},
+		{"padded", ctx, " " + rec.ID},
+		{"escapes the forest", ctx, "../" + rec.ID},
+		{"absolute", ctx, dir + "/" + rec.ID},
+		{"into _derived", ctx, "_derived/catalog"},
+	} {
+		r := rec
+		r.ID = tc.id
+		_, err := v.BodyOf(tc.ctx, r)
+		assert.Equal(t, vine.ENotFound, vine.CodeOf(err), tc.name)
+	}
+	_, err = v.BodyOf(ctx, rec)
+	assert.NoError(t, err, "the row as read")
 }

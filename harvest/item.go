@@ -40,7 +40,7 @@ func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string
 	if c.loc != nil {
 		it.FoundBy = append(it.FoundBy, "locate")
 	}
-	node := readsOf(ctx, r, c.id)
+	node := readsOf(ctx, r, c)
 	if c.sniff != nil {
 		it.FoundBy = append(it.FoundBy, "sniff")
 		it.Matches = refine(ctx, node, c, searchTerms)

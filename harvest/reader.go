@@ -74,14 +74,15 @@ type recordsReader interface {
 	Records(ctx context.Context, ids []string) (map[string]catalog.Record, error)
 }
 
-func (e engine) ReadBody(ctx context.Context, id string) (*vine.Body, error) {
-	return e.v.ReadBody(ctx, id)
+func (e engine) BodyOf(ctx context.Context, rec catalog.Record) (*vine.Body, error) {
+	return e.v.BodyOf(ctx, rec)
 }
 
 // bodyReader is the optional one-read path of an item: the Reader reads
-// the node's body once, and the item sniffs and picks that read.
+// the body of a node whose row the sweep holds once, and the item sniffs
+// and picks that read.
 type bodyReader interface {
-	ReadBody(ctx context.Context, id string) (*vine.Body, error)
+	BodyOf(ctx context.Context, rec catalog.Record) (*vine.Body, error)
 }
 
 // nodeReads are the reads an item makes of its own node.
@@ -90,16 +91,17 @@ type nodeReads interface {
 	Pick(ctx context.Context, opt vine.PickOptions) (*vine.Content, error)
 }
 
-// readsOf opens the node's reads: one body read when the Reader offers
-// it, else a call on the Reader per read. A failed body read takes the
-// per-call path, whose reads then fail as they would have.
-func readsOf(ctx context.Context, r Reader, id string) nodeReads {
-	if br, ok := r.(bodyReader); ok {
-		if b, err := br.ReadBody(ctx, id); err == nil {
+// readsOf opens a candidate's reads: one body read when the Reader offers
+// it and the candidate's row was read, else a call on the Reader per read.
+// A failed body read takes the per-call path, whose reads then fail as
+// they would have.
+func readsOf(ctx context.Context, r Reader, c *candidate) nodeReads {
+	if br, ok := r.(bodyReader); ok && c.found {
+		if b, err := br.BodyOf(ctx, c.rec); err == nil {
 			return bodyReads{b}
 		}
 	}
-	return readerReads{r, id}
+	return readerReads{r, c.id}
 }
 
 type bodyReads struct{ b *vine.Body }
