@@ -56,7 +56,7 @@ func SessionOf(ctx context.Context) string {
 
 // heatListMin is the id count from which heat first asks a HeatLister
 // for every hot node.
-const heatListMin = 32
+const heatListMin = 8
 
 // heat reads heat for ids from the configured source; without one every
 // node is cold. A long list goes to a HeatLister first: most nodes are

@@ -120,7 +120,7 @@ func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
 	require.NoError(t, rows.Err())
 	rows.Close()
 	require.Greater(t, len(ids), 2*heatListMin)
-	asked := ids[:heatListMin]
+	asked := ids[:max(heatListMin, 16)]
 	lookup := heatOnly{storeHeat{v.trails}}
 	now := time.Now()
 	steps := []struct {
