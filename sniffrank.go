@@ -25,7 +25,10 @@ type nodeHit struct {
 	terms [][]lineRecord
 	heat  float64
 	score float64
-	lines []lineRecord // union by line, pos = min over terms
+	lines []lineRecord // union by line, pos = min over terms; set when settled
+	// nLines is the number of lines matching any term, which ranking
+	// needs; the union itself is built for the hits returned only.
+	nLines int
 
 	numbersOnly bool // terms hold line numbers only (from the memo)
 	hasRow      bool // cand holds the catalog row, not just the id
@@ -39,8 +42,8 @@ func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms int) []*n
 	ids := make([]string, 0, len(scan.found))
 	for id, lists := range scan.found {
 		_, numbersOnly := scan.partial[id]
-		h := &nodeHit{cand: candidate{id: id}, terms: lists, lines: unionLines(lists), numbersOnly: numbersOnly}
-		if len(h.lines) == 0 {
+		h := &nodeHit{cand: candidate{id: id}, terms: lists, nLines: distinctLines(lists), numbersOnly: numbersOnly}
+		if h.nLines == 0 {
 			continue
 		}
 		hits = append(hits, h)
@@ -65,7 +68,7 @@ func (h *nodeHit) rescore(nTerms int, alpha float64) {
 		}
 	}
 	strength := float64(hitTerms) / float64(nTerms)
-	density := 1 + 0.15*math.Log2(float64(len(h.lines)))
+	density := 1 + 0.15*math.Log2(float64(h.nLines))
 	h.score = round4(strength * density * (1 + alpha*h.heat))
 }
 
@@ -79,11 +82,11 @@ func compareHits(a, b *nodeHit) int {
 		}
 		return -1
 	}
-	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(b.lines), len(a.lines)), strings.Compare(a.cand.id, b.cand.id))
+	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.nLines, a.nLines), strings.Compare(a.cand.id, b.cand.id))
 }
 
 // settle makes the first k hits renderable: full line records for the
-// ones ranked from line numbers, and catalog rows. A memo row that no
+// ones ranked from line numbers, catalog rows, and the union of lines. A memo row that no
 // longer agrees with its line numbers sends the node back to its file,
 // and a node gone from the catalog leaves the answer; either can change
 // the order, so settling repeats until the first k are complete. Each
@@ -97,6 +100,9 @@ func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k 
 			}
 		}
 		if len(pending) == 0 {
+			for _, h := range hits[:min(k, len(hits))] {
+				h.setLines(h.terms)
+			}
 			return hits, nil
 		}
 		if err := v.fullLines(ctx, scan, pending, terms); err != nil {
@@ -192,7 +198,8 @@ func (v *Vine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]string
 func (v *Vine) completeLines(h *nodeHit, full [][]lineRecord, terms [][]rune, nTerms int) {
 	h.numbersOnly = false
 	if sameLineNumbers(h.terms, full) {
-		h.terms, h.lines = full, unionLines(full)
+		h.terms = full
+		h.setLines(full)
 		return
 	}
 	body, ok := v.sniffBody(h.cand.id)
@@ -201,8 +208,8 @@ func (v *Vine) completeLines(h *nodeHit, full [][]lineRecord, terms [][]rune, nT
 		return
 	}
 	h.terms = scanBody(body, terms)
-	h.lines = unionLines(h.terms)
-	if len(h.lines) == 0 {
+	h.setLines(h.terms)
+	if h.nLines == 0 {
 		h.gone = true
 		return
 	}
@@ -251,6 +258,50 @@ func (v *Vine) catalogRows(ctx context.Context, pending []*nodeHit) error {
 		h.cand, h.hasRow, h.gone = c, ok, !ok
 	}
 	return nil
+}
+
+// setLines sets the hit's lines to the union of the per-term lists.
+func (h *nodeHit) setLines(lists [][]lineRecord) {
+	h.lines = unionLines(lists)
+	h.nLines = len(h.lines)
+}
+
+// distinctLines is len(unionLines(lists)) without building the union:
+// a merge of the lists, each in line order.
+func distinctLines(lists [][]lineRecord) int {
+	only, nonEmpty := 0, 0
+	for _, l := range lists {
+		if len(l) > 0 {
+			only, nonEmpty = len(l), nonEmpty+1
+		}
+	}
+	if nonEmpty <= 1 {
+		return only // as unionLines: one list is the union as it stands
+	}
+	var at [8]int
+	next := at[:0]
+	if len(lists) > len(at) {
+		next = make([]int, 0, len(lists))
+	}
+	next = next[:len(lists)]
+	n := 0
+	for {
+		line := -1
+		for i, l := range lists {
+			if next[i] < len(l) && (line < 0 || l[next[i]].Line < line) {
+				line = l[next[i]].Line
+			}
+		}
+		if line < 0 {
+			return n
+		}
+		n++
+		for i, l := range lists {
+			for next[i] < len(l) && l[next[i]].Line == line {
+				next[i]++
+			}
+		}
+	}
 }
 
 // unionLines merges per-term lists by line, keeping the leftmost position.

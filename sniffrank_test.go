@@ -82,3 +82,25 @@ func TestHotMemoKeepsOneGenerationWithinBudget(t *testing.T) {
 	})
 	assert.Equal(t, []int{1, 2, 3}, got)
 }
+
+func TestDistinctLinesCountsTheUnion(t *testing.T) {
+	recs := func(lines ...int) []lineRecord {
+		out := make([]lineRecord, len(lines))
+		for i, l := range lines {
+			out[i] = lineRecord{Line: l, Pos: i}
+		}
+		return out
+	}
+	for _, lists := range [][][]lineRecord{
+		nil,
+		{nil, nil},
+		{recs(1, 4, 9)},
+		{nil, recs(2, 3)},
+		{recs(1, 4, 9), recs(4, 5), recs(9, 10, 11)},
+		{recs(1, 1, 2), recs(1)},
+		{recs(1, 1, 2)},
+		{recs(1), recs(2), recs(3), recs(4), recs(5), recs(6), recs(7), recs(8), recs(9), recs(1, 9)},
+	} {
+		assert.Equal(t, len(unionLines(lists)), distinctLines(lists), "%v", lists)
+	}
+}
