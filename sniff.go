@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -211,31 +210,28 @@ func sniffPred(prefix, typeFilter string, w window.Window) scopePred {
 
 // loadCandidates reads the catalog rows of the given ids, in id order.
 func (v *Vine) loadCandidates(ctx context.Context, ids []string) ([]candidate, error) {
-	slices.Sort(ids)
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]candidate, 0, len(ids))
-	for chunk := range slices.Chunk(ids, 400) {
-		q := "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes WHERE id IN (" +
-			placeholders(len(chunk)) + ") ORDER BY id"
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
+	const q = "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes " +
+		"WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"
+	err = v.eachRow(ctx, q, []any{string(list)}, func(rows *sql.Rows) error {
+		var c candidate
+		var trail string
+		if err := rows.Scan(&c.id, &c.typ, &c.title, &c.hash, &trail, &c.bodyTokens); err != nil {
+			return err
 		}
-		err := v.eachRow(ctx, q, args, func(rows *sql.Rows) error {
-			var c candidate
-			var trail string
-			if err := rows.Scan(&c.id, &c.typ, &c.title, &c.hash, &trail, &c.bodyTokens); err != nil {
-				return err
-			}
-			_ = json.Unmarshal([]byte(trail), &c.trail)
-			if c.trail == nil {
-				c.trail = []string{}
-			}
-			out = append(out, c)
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		c.trail, _ = catalog.ParseList(trail)
+		if c.trail == nil {
+			c.trail = []string{}
 		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

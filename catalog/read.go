@@ -118,7 +118,7 @@ func (c *Catalog) Get(ctx context.Context, id string) (Record, bool, error) {
 	if r.Edges, err = decodeEdges(edges); err != nil {
 		return Record{}, false, fmt.Errorf("catalog: get %q: out-edges: %w", id, err)
 	}
-	if r.MovedFrom, err = parseList(movedFrom); err != nil {
+	if r.MovedFrom, err = ParseList(movedFrom); err != nil {
 		return Record{}, false, fmt.Errorf("catalog: get %q: waymarks: %w", id, err)
 	}
 	return r, true, nil
@@ -222,17 +222,18 @@ func scanRecord(row rowScanner, extra ...any) (Record, error) {
 		src sql.NullString
 		col string
 	}{{&r.Tags, tags, "tags"}, {&r.Aliases, aliases, "aliases"}, {&r.Trail, trail, "trail"}, {&r.Outline, outline, "outline"}} {
-		if *l.dst, err = parseList(l.src.String); err != nil {
+		if *l.dst, err = ParseList(l.src.String); err != nil {
 			return Record{}, fmt.Errorf("column %s: %w", l.col, err)
 		}
 	}
 	return r, nil
 }
 
-// parseList decodes a JSON list column; nil when empty. Lists of plain
+// ParseList decodes a JSON list column as the catalog stores them (tags,
+// aliases, trail, coverage, outline); nil when empty. Lists of plain
 // strings (no escapes), which is nearly every trail, tag and outline,
 // are split directly: every record read decodes four of them.
-func parseList(s string) ([]string, error) {
+func ParseList(s string) ([]string, error) {
 	if s == "" || s == "[]" {
 		return nil, nil
 	}
