@@ -2,6 +2,7 @@ package forest
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,6 +269,40 @@ func (r Root) lexicalPath(id string) (string, error) {
 // does not exist, so it cannot be a link. A dangling link or a loop is an
 // error, since nothing can vouch for where it points.
 func (r Root) resolve(p string) (string, error) {
+	if r.linkFree(p) {
+		return p, nil
+	}
+	return r.evalLinks(p)
+}
+
+// linkFree reports whether no existing component of p below the root is
+// a symlink, p then being its own resolution. The root itself was
+// resolved when it was opened, so only the few components of an id are
+// looked at, where evaluating the whole path looks at every directory
+// from the file system root down.
+func (r Root) linkFree(p string) bool {
+	rel, ok := r.rel(p)
+	if !ok {
+		return false
+	}
+	cur := r.dir
+	for part := range strings.SplitSeq(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			// The longest existing prefix ends here: the rest cannot be a
+			// link. Anything but plain absence takes the full evaluation.
+			return errors.Is(err, fs.ErrNotExist)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// evalLinks is resolve by evaluating every link of the existing prefix.
+func (r Root) evalLinks(p string) (string, error) {
 	cur := p
 	var tail []string
 	for cur != r.dir {

@@ -402,3 +402,34 @@ func FuzzRootPath(f *testing.F) {
 		}
 	})
 }
+
+// resolve skips the full evaluation when no component below the root is
+// a link; it must give exactly what the full evaluation gives.
+func TestResolveAgreesWithFullEvaluation(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "forest")
+	outside := filepath.Join(base, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "notes", "deep"), 0o755))
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes", "a.md"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.md"), nil, 0o644))
+	if os.Symlink(outside, filepath.Join(dir, "out")) != nil ||
+		os.Symlink(filepath.Join(dir, "notes"), filepath.Join(dir, "alias")) != nil ||
+		os.Symlink(filepath.Join(dir, "notes", "a.md"), filepath.Join(dir, "notes", "b.md")) != nil ||
+		os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling")) != nil {
+		t.Skip("symlinks unavailable")
+	}
+	r, err := NewRoot(dir)
+	require.NoError(t, err)
+	for _, rel := range []string{
+		"notes/a.md", "notes/deep/x.md", "notes/new/x.md", "new.md", "notes/a.md/below.md",
+		"out/secret.md", "out/none.md", "alias/a.md", "alias/deep/x.md", "notes/b.md",
+		"dangling", "dangling/x.md",
+	} {
+		p := filepath.Join(r.Dir(), filepath.FromSlash(rel))
+		want, wantErr := r.evalLinks(p)
+		got, gotErr := r.resolve(p)
+		assert.Equal(t, wantErr != nil, gotErr != nil, rel)
+		assert.Equal(t, want, got, rel)
+	}
+}
