@@ -196,16 +196,17 @@ func runLegs(ctx context.Context, r Reader, query string, searchTerms []string, 
 	l := &legs{}
 	var locErr, sniffErr error
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		l.loc, locErr = r.Locate(ctx, query, vine.LocateOptions{K: 2 * k, Since: opt.Since, Until: opt.Until,
-			DateField: opt.DateField, Hybrid: opt.Hybrid})
-	})
 	if len(searchTerms) > 0 {
 		wg.Go(func() {
 			l.sniff, sniffErr = r.Sniff(ctx, searchTerms, vine.SniffOptions{K: 2 * k, Since: opt.Since, Until: opt.Until,
 				DateField: opt.DateField})
 		})
 	}
+	// Locate runs on the caller's goroutine: its stack is grown already,
+	// and SQLite compiled to wasm runs deep (a new goroutine's stack is
+	// copied several times on its first query).
+	l.loc, locErr = r.Locate(ctx, query, vine.LocateOptions{K: 2 * k, Since: opt.Since, Until: opt.Until,
+		DateField: opt.DateField, Hybrid: opt.Hybrid})
 	wg.Wait()
 	if err := cmp.Or(locErr, sniffErr); err != nil {
 		return nil, err

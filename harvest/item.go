@@ -11,12 +11,16 @@ import (
 )
 
 // buildItems assembles the seats side by side, each from its own reads;
-// the items keep the seats' order.
+// the items keep the seats' order. The first is built on the caller's
+// goroutine, whose stack is grown already (see runLegs).
 func buildItems(ctx context.Context, r Reader, seats []*candidate, searchTerms []string) []Item {
 	items := make([]Item, len(seats))
 	var wg sync.WaitGroup
-	for i, c := range seats {
-		wg.Go(func() { items[i] = buildItem(ctx, r, c, searchTerms) })
+	for i, c := range seats[min(1, len(seats)):] {
+		wg.Go(func() { items[i+1] = buildItem(ctx, r, c, searchTerms) })
+	}
+	if len(seats) > 0 {
+		items[0] = buildItem(ctx, r, seats[0], searchTerms)
 	}
 	wg.Wait()
 	return items
