@@ -65,11 +65,52 @@ func encode(b *bytes.Buffer, v any) ([]byte, bool) {
 // estimate renders it, with a space after every ',' and ':' outside
 // strings: utf8.RuneCountInString of Render's text, without building it.
 func SpacedRunes(compact []byte) int {
-	n := utf8.RuneCount(compact)
-	for range separators(compact) {
-		n++
+	return utf8.RuneCount(compact) + countSeparators(compact)
+}
+
+// countSeparators counts what separators yields, jumping from quote to
+// quote with bytes.IndexByte: nearly every byte of a payload is string
+// content, which the walk would visit one at a time.
+func countSeparators(b []byte) int {
+	n := 0
+	for {
+		q := bytes.IndexByte(b, '"')
+		structural := b
+		if q >= 0 {
+			structural = b[:q]
+		}
+		for _, c := range structural {
+			if c == ',' || c == ':' {
+				n++
+			}
+		}
+		if q < 0 {
+			return n
+		}
+		if b = skipString(b[q+1:]); b == nil {
+			return n
+		}
 	}
-	return n
+}
+
+// skipString returns what follows the string whose content starts b: its
+// closing quote is the first one after an even run of backslashes. An
+// unterminated string is nil.
+func skipString(b []byte) []byte {
+	for {
+		e := bytes.IndexByte(b, '"')
+		if e < 0 {
+			return nil
+		}
+		backslashes := 0
+		for backslashes < e && b[e-1-backslashes] == '\\' {
+			backslashes++
+		}
+		b = b[e+1:]
+		if backslashes%2 == 0 {
+			return b
+		}
+	}
 }
 
 // spaceSeparators inserts a space after every ',' and ':' outside strings.

@@ -125,3 +125,20 @@ func FuzzShrinkTailAgreesWithSearch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCountSeparatorsAgreesWithTheWalk proves the quote-to-quote count
+// equals the byte walk's on any input, JSON or not.
+func FuzzCountSeparatorsAgreesWithTheWalk(f *testing.F) {
+	for _, s := range []string{`{"a":"x, y: z","b":[1,2]}`, `"\"", :`, `"a\\":1,"b\\\"":2`, `"open, :`, `\",:"`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := 0
+		for range separators(b) {
+			want++
+		}
+		if got := countSeparators(b); got != want {
+			t.Fatalf("%q: counted %d separators, the walk %d", b, got, want)
+		}
+	})
+}
