@@ -318,28 +318,30 @@ func (s *bodyScanner) holdsAny(folded []byte) bool {
 // the folded terms; folding keeps the rune count, so a match's rune
 // offset in the folded line is its position in the original. A line that
 // is not valid UTF-8 is taken as its rune conversion (each bad byte one
-// U+FFFD), which is what the folded bytes describe.
+// U+FFFD), which is what the folded bytes describe; in a valid body every
+// line is valid, so only an invalid body checks its lines.
 func (s *bodyScanner) scanLines(body string, out [][]lineRecord) [][]lineRecord {
+	valid := utf8.ValidString(body)
 	var section *string
 	lineNo := 0
-	var fl []byte
-	forEachLine(body, func(line string) {
+	forEachLine(body, func(start, end int) {
 		lineNo++
-		if !utf8.ValidString(line) {
+		line := body[start:end]
+		if !valid && !utf8.ValidString(line) {
 			line = string([]rune(line))
 		}
 		if h, ok := sectionHeading(line); ok {
 			name := strings.Clone(*h) // as text below
 			section = &name
 		}
-		fl = appendFolded(fl[:0], line)
+		s.buf = appendFolded(s.buf[:0], line)
 		text := "" // a copy, so a kept match does not keep its whole body alive
 		for i, n := range s.needles {
-			if j := bytes.Index(fl, n); j >= 0 {
+			if j := bytes.Index(s.buf, n); j >= 0 {
 				if text == "" {
 					text = strings.Clone(line)
 				}
-				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: utf8.RuneCount(fl[:j]), Text: text})
+				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: utf8.RuneCount(s.buf[:j]), Text: text})
 			}
 		}
 	})
@@ -348,31 +350,53 @@ func (s *bodyScanner) scanLines(body string, out [][]lineRecord) [][]lineRecord 
 
 // forEachLine walks the lines of body as Python's str.splitlines splits
 // them: at \n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029, with "\r\n"
-// one break.
-func forEachLine(body string, fn func(line string)) {
+// one break. It gives each line's byte offsets. A byte that cannot start
+// a break is passed over with one table lookup; U+0085 and U+2028-9 are
+// recognised by their bytes, which no other rune's encoding contains at
+// a rune boundary and which are never inside another rune.
+func forEachLine(body string, fn func(start, end int)) {
 	start := 0
 	for i := 0; i < len(body); {
-		r, size := rune(body[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(body[i:])
-		}
-		switch r {
-		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		default:
-			i += size
+		c := body[i]
+		if !mayBreak[c] {
+			i++
 			continue
 		}
-		fn(body[start:i])
-		if r == '\r' && i+1 < len(body) && body[i+1] == '\n' {
-			size++
+		size := 1
+		switch c {
+		case 0xC2: // U+0085 is C2 85
+			if i+1 >= len(body) || body[i+1] != 0x85 {
+				i++
+				continue
+			}
+			size = 2
+		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+			if i+2 >= len(body) || body[i+1] != 0x80 || (body[i+2] != 0xA8 && body[i+2] != 0xA9) {
+				i++
+				continue
+			}
+			size = 3
+		case '\r':
+			if i+1 < len(body) && body[i+1] == '\n' {
+				size = 2
+			}
 		}
+		fn(start, i)
 		i += size
 		start = i
 	}
 	if start < len(body) {
-		fn(body[start:])
+		fn(start, len(body))
 	}
 }
+
+// mayBreak marks the bytes a line break can start with.
+var mayBreak = func() (t [256]bool) {
+	for _, c := range []byte{'\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0xC2, 0xE2} {
+		t[c] = true
+	}
+	return t
+}()
 
 // sectionHeading matches ^(#{1,6})\s+(.*?)\s*$ and keeps levels 2 and 3.
 func sectionHeading(line string) (*string, bool) {

@@ -75,31 +75,46 @@ outer:
 
 // FuzzByteScanAgreesWithRuneScan proves the byte scan, quick reject
 // included, finds exactly the lines, positions, sections and texts of the
-// rune scan.
+// rune scan, for one term and for two scanned together.
 func FuzzByteScanAgreesWithRuneScan(f *testing.F) {
-	f.Add("Maré ALTA\n## Sec\nNavegação", "mare alta")
-	f.Add("\xff\xfeabc", "\uFFFDabc")
-	f.Add("İstanbul ǅ ß", "i̇s")
-	f.Add("a\r\nb\u2028## X\u0085xa\x1cxx", "x")
-	f.Add("## h\xffi \nhi\r\rhi", "hi")
-	f.Fuzz(func(t *testing.T, body, term string) {
-		ft := foldRunes(term)
+	f.Add("Maré ALTA\n## Sec\nNavegação", "mare alta", "alta")
+	f.Add("\xff\xfeabc", "\uFFFDabc", "ab")
+	f.Add("İstanbul ǅ ß", "i̇s", "ß")
+	f.Add("a\r\nb\u2028## X\u0085xa\x1cxx", "x", "a\r")
+	f.Add("## h\xffi \nhi\r\rhi", "hi", "i\nh")
+	f.Add("aaa\naa\na", "aa", "a")
+	f.Add("\xe2\x80\nx\xe2\x80\xa8x\xc2\n\xc2\x85", "x", "\xc2")
+	f.Fuzz(func(t *testing.T, body, term, other string) {
+		ft, fo := foldRunes(term), foldRunes(other)
 		if len(ft) == 0 {
 			return
 		}
-		want := runeScanLines(body, [][]rune{ft})[0]
-		got := newBodyScanner([][]rune{ft}).scan(body)[0]
-		if len(want) != len(got) {
-			t.Fatalf("byte scan found %d lines, rune scan %d", len(got), len(want))
+		sets := [][][]rune{{ft}}
+		if len(fo) > 0 {
+			sets = append(sets, [][]rune{ft, fo})
 		}
-		for i := range want {
-			w, g := want[i], got[i]
-			if w.Line != g.Line || w.Pos != g.Pos || w.Text != g.Text || (w.Section == nil) != (g.Section == nil) ||
-				(w.Section != nil && *w.Section != *g.Section) {
-				t.Fatalf("line %d: byte scan %+v, rune scan %+v", i, g, w)
+		for _, set := range sets {
+			want := runeScanLines(body, set)
+			got := newBodyScanner(set).scan(body)
+			for ti := range set {
+				sameLines(t, want[ti], got[ti])
 			}
 		}
 	})
+}
+
+func sameLines(t *testing.T, want, got []lineRecord) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("byte scan found %d lines, rune scan %d", len(got), len(want))
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.Line != g.Line || w.Pos != g.Pos || w.Text != g.Text || (w.Section == nil) != (g.Section == nil) ||
+			(w.Section != nil && *w.Section != *g.Section) {
+			t.Fatalf("line %d: byte scan %+v, rune scan %+v", i, g, w)
+		}
+	}
 }
 
 // runeSnippet is snippet over a rune slice, the plain reading of C.6b.
