@@ -55,26 +55,14 @@ func ExampleError() {
 // term, then pick the section the rare term is in.
 func ExampleVine_ReadBody() {
 	ctx := context.Background()
-	tmp, _ := os.MkdirTemp("", "vine-example-")
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "kb")
-	if _, err := vine.Init(ctx, dir, "Team knowledge", nil); err != nil {
-		fmt.Println(err)
-		return
-	}
-	v, err := vine.Open(ctx, dir, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer v.Close()
-	_, err = v.Call(ctx, "plant", []byte(`{"node": {"id": "runbook", "type": "note", "title": "Runbook",
+	v, done, err := plantedExampleForest(ctx, `{"node": {"id": "runbook", "type": "note", "title": "Runbook",
 		"summary": "How to restart the service and what to check after.", "parent": "_index",
-		"body": "## Restart\n\nStop the worker, then the queue.\n\n## Check\n\nThe queue depth must fall below 40."}}`))
+		"body": "## Restart\n\nStop the worker, then the queue.\n\n## Check\n\nThe queue depth must fall below 40."}}`)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	defer done()
 
 	body, err := v.ReadBody(ctx, "runbook")
 	if err != nil {
@@ -93,4 +81,31 @@ func ExampleVine_ReadBody() {
 	// ## Check
 	//
 	// The queue depth must fall below 40.
+}
+
+// plantedExampleForest makes a new forest in a temporary folder and
+// plants spec in it; done closes it and removes the folder.
+func plantedExampleForest(ctx context.Context, spec string) (v *vine.Vine, done func(), err error) {
+	tmp, err := os.MkdirTemp("", "vine-example-")
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := filepath.Join(tmp, "kb")
+	if _, err := vine.Init(ctx, dir, "Team knowledge", nil); err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	if v, err = vine.Open(ctx, dir, nil); err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	done = func() {
+		v.Close()
+		os.RemoveAll(tmp)
+	}
+	if _, err := v.Call(ctx, "plant", []byte(spec)); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return v, done, nil
 }
