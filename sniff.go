@@ -122,7 +122,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 		return nil, err
 	}
 	res := &SniffResult{Results: []SniffHit{}, ScannedNodes: inScope - scan.skipped}
-	hits, err := v.settle(ctx, scan, v.rankSniff(ctx, scan, len(folded)), k, folded)
+	hits, err := v.settle(ctx, scan, v.rankSniff(ctx, scan, len(folded), k), k, folded)
 	if err != nil {
 		return nil, err
 	}

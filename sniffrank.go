@@ -30,19 +30,22 @@ type nodeHit struct {
 	// needs; the union itself is built for the hits returned only.
 	nLines int
 
+	index       bool // an index node, ranked below every content node
 	numbersOnly bool // terms hold line numbers only (from the memo)
 	hasRow      bool // cand holds the catalog row, not just the id
 	gone        bool // vanished while settling: dropped from the answer
 }
 
-// rankSniff combines the per-term lists, scores and orders the hits. The
-// hits carry ids only; settle completes the ones that are returned.
-func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms int) []*nodeHit {
+// rankSniff combines the per-term lists, scores the hits and puts the
+// best k first, in order. The hits carry ids only; settle completes the
+// ones that are returned.
+func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms, k int) []*nodeHit {
 	hits := make([]*nodeHit, 0, len(scan.found))
 	ids := make([]string, 0, len(scan.found))
 	for id, lists := range scan.found {
 		_, numbersOnly := scan.partial[id]
-		h := &nodeHit{cand: candidate{id: id}, terms: lists, nLines: distinctLines(lists), numbersOnly: numbersOnly}
+		h := &nodeHit{cand: candidate{id: id}, terms: lists, nLines: distinctLines(lists), numbersOnly: numbersOnly,
+			index: forest.IsIndex(id)}
 		if h.nLines == 0 {
 			continue
 		}
@@ -54,8 +57,31 @@ func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms int) []*n
 		h.heat = round4(heat[h.cand.id])
 		h.rescore(nTerms, v.alpha())
 	}
-	slices.SortFunc(hits, compareHits)
+	orderTop(hits, k)
 	return hits
+}
+
+// orderTop puts the k best hits first, in compareHits order, and leaves
+// the rest after them in no order: sniff returns k, and a common term
+// matches tens of thousands of nodes, which a full sort ordered for
+// nothing.
+func orderTop(hits []*nodeHit, k int) {
+	if len(hits) <= 4*k {
+		slices.SortFunc(hits, compareHits)
+		return
+	}
+	// Selection: hits[:k] holds the best seen so far, sorted; a later hit
+	// that beats the k-th swaps in and sinks to its place.
+	slices.SortFunc(hits[:k], compareHits)
+	for i := k; i < len(hits); i++ {
+		if compareHits(hits[i], hits[k-1]) >= 0 {
+			continue
+		}
+		hits[i], hits[k-1] = hits[k-1], hits[i]
+		for j := k - 1; j > 0 && compareHits(hits[j], hits[j-1]) < 0; j-- {
+			hits[j], hits[j-1] = hits[j-1], hits[j]
+		}
+	}
 }
 
 // rescore is strength × density × (1 + α·heat): strength the share of
@@ -75,9 +101,8 @@ func (h *nodeHit) rescore(nTerms int, alpha float64) {
 // compareHits orders content nodes before index nodes, then by score,
 // matching lines and id.
 func compareHits(a, b *nodeHit) int {
-	ai, bi := forest.IsIndex(a.cand.id), forest.IsIndex(b.cand.id)
-	if ai != bi {
-		if ai {
+	if a.index != b.index {
+		if a.index {
 			return 1
 		}
 		return -1
@@ -112,7 +137,7 @@ func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k 
 			return nil, err
 		}
 		hits = slices.DeleteFunc(hits, func(h *nodeHit) bool { return h.gone })
-		slices.SortFunc(hits, compareHits)
+		orderTop(hits, k)
 	}
 }
 

@@ -3,7 +3,12 @@ package vine
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/monkeyllm/vine/forest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,5 +107,32 @@ func TestDistinctLinesCountsTheUnion(t *testing.T) {
 		{recs(1), recs(2), recs(3), recs(4), recs(5), recs(6), recs(7), recs(8), recs(9), recs(1, 9)},
 	} {
 		assert.Equal(t, len(unionLines(lists)), distinctLines(lists), "%v", lists)
+	}
+}
+
+// orderTop must put first exactly the hits, in exactly the order, that a
+// full sort puts first.
+func TestOrderTopAgreesWithASort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 5, 24, 25, 100, 1000} {
+		for _, k := range []int{1, 3, 6, 20} {
+			hits := make([]*nodeHit, n)
+			for i := range hits {
+				id := fmt.Sprintf("n%04d", rng.IntN(n+1)) // duplicate ids tie on every key
+				if rng.IntN(5) == 0 {
+					id += "/_index"
+				}
+				hits[i] = &nodeHit{cand: candidate{id: id}, index: forest.IsIndex(id),
+					score: float64(rng.IntN(4)) / 4, nLines: rng.IntN(3)}
+			}
+			sorted := slices.Clone(hits)
+			slices.SortStableFunc(sorted, compareHits)
+			orderTop(hits, k)
+			top := min(k, n)
+			for i := range top {
+				assert.Zero(t, compareHits(sorted[i], hits[i]), "n=%d k=%d at %d", n, k, i)
+			}
+			assert.ElementsMatch(t, sorted, hits, "n=%d k=%d: no hit lost", n, k)
+		}
 	}
 }
