@@ -2,7 +2,6 @@ package vine
 
 import (
 	"context"
-	"strings"
 
 	"github.com/monkeyllm/vine/catalog"
 )
@@ -35,9 +34,7 @@ func (v *Vine) ReadBody(ctx context.Context, id string) (*Body, error) {
 // row again. The id is still checked: a node out of the call's scope or
 // outside the forest is E_NOT_FOUND.
 func (v *Vine) BodyOf(ctx context.Context, rec catalog.Record) (*Body, error) {
-	id := rec.ID
-	if _, err := v.root.Path(id); err != nil || id == "" || id != strings.Trim(strings.TrimSpace(id), "/") ||
-		!scopeOf(ctx).in(id) {
+	if id, _, ok := v.reachable(ctx, rec.ID); !ok || id != rec.ID {
 		return nil, notFound(rec.ID)
 	}
 	return v.bodyOf(rec)

@@ -29,12 +29,11 @@ func moved(id, to string) *envelope.Error {
 // contained with symlink resolution first; a file without a row is
 // indexed on the spot (self-heal); a waymark answers E_MOVED.
 func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) {
-	id := strings.Trim(strings.TrimSpace(raw), "/")
-	path, err := v.root.Path(id)
-	sc := scopeOf(ctx)
-	if err != nil || id == "" || !sc.in(id) {
+	id, path, ok := v.reachable(ctx, raw)
+	if !ok {
 		return catalog.Record{}, notFound(raw)
 	}
+	sc := scopeOf(ctx)
 	rec, ok, err := v.cat.Get(ctx, id)
 	if err != nil {
 		return catalog.Record{}, err
@@ -57,6 +56,15 @@ func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) 
 		return catalog.Record{}, moved(id, to)
 	}
 	return catalog.Record{}, notFound(raw)
+}
+
+// reachable trims a caller-supplied id to its canonical form and reports
+// whether it names a file inside the forest (symlinks resolved) that the
+// call's scope can see, with the file's path.
+func (v *Vine) reachable(ctx context.Context, raw string) (id, path string, ok bool) {
+	id = strings.Trim(strings.TrimSpace(raw), "/")
+	path, err := v.root.Path(id)
+	return id, path, err == nil && id != "" && scopeOf(ctx).in(id)
 }
 
 // heal upserts the row of a node file the catalog does not know yet. A
