@@ -111,10 +111,11 @@ func compareHits(a, b *nodeHit) int {
 }
 
 // settle makes the first k hits renderable: full line records for the
-// ones ranked from line numbers, catalog rows, and the union of lines. A memo row that no
-// longer agrees with its line numbers sends the node back to its file,
-// and a node gone from the catalog leaves the answer; either can change
-// the order, so settling repeats until the first k are complete. Each
+// ones ranked from line numbers, catalog rows, and the union of lines. A
+// memo row that no longer agrees with its line numbers sends the node
+// back to its file, and a node gone from the catalog leaves the answer;
+// either can change the order, so settling repeats until the first k are
+// complete. Each
 // round completes at least one hit, so it ends.
 func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k int, terms [][]rune) ([]*nodeHit, error) {
 	for {
@@ -126,7 +127,9 @@ func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k 
 		}
 		if len(pending) == 0 {
 			for _, h := range hits[:min(k, len(hits))] {
-				h.setLines(h.terms)
+				if h.lines == nil { // completed hits have theirs
+					h.setLines(h.terms)
+				}
 			}
 			return hits, nil
 		}
@@ -349,9 +352,4 @@ func unionLines(lists [][]lineRecord) []lineRecord {
 	}
 	slices.SortFunc(all, func(a, b lineRecord) int { return cmp.Or(a.Line-b.Line, a.Pos-b.Pos) })
 	return slices.CompactFunc(all, func(a, b lineRecord) bool { return a.Line == b.Line })
-}
-
-// placeholders is "?,?,…" for n parameters.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
