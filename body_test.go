@@ -17,10 +17,7 @@ import (
 // option before anything else.
 func TestBodyAnswersLikeThePrimitives(t *testing.T) {
 	ctx := context.Background()
-	dir, _ := testforest.Fixture(t)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true})
-	require.NoError(t, err)
-	defer v.Close()
+	v := readOnlyFixture(t)
 	terms := []string{"storm", "Tidewatch", "buoy", "zzz-absent"}
 	picks := []vine.PickOptions{{}, {Section: "Chapter 1"}, {Sections: []string{"Chapter 1", "Checklist 5"}},
 		{Paged: true}, {Section: "No such section"}, {Section: "Chapter 1", Paged: true}}
@@ -47,8 +44,7 @@ func TestBodyAnswersLikeThePrimitives(t *testing.T) {
 		assert.Equal(t, vine.ESchema, vine.CodeOf(err), "empty terms")
 	}
 
-	sc, err := v.Scoped(vine.Policy{Allow: []string{"projects"}, Deny: []string{"projects/tidewatch"},
-		Caps: []vine.Capability{vine.CapRead}})
+	sc, err := v.Scoped(tidewatchHidden)
 	require.NoError(t, err)
 	_, hidden := v.ReadBody(sc.Context(ctx), "projects/tidewatch/alert-thresholds")
 	_, absent := v.ReadBody(sc.Context(ctx), "projects/no-such-node")
@@ -66,14 +62,10 @@ func TestBodyAnswersLikeThePrimitives(t *testing.T) {
 // inside the forest and in scope.
 func TestBodyOfChecksTheID(t *testing.T) {
 	ctx := context.Background()
-	dir, _ := testforest.Fixture(t)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true})
-	require.NoError(t, err)
-	defer v.Close()
+	v := readOnlyFixture(t)
 	rec, err := v.Record(ctx, "projects/tidewatch/alert-thresholds")
 	require.NoError(t, err)
-	sc, err := v.Scoped(vine.Policy{Allow: []string{"projects"}, Deny: []string{"projects/tidewatch"},
-		Caps: []vine.Capability{vine.CapRead}})
+	sc, err := v.Scoped(tidewatchHidden)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
@@ -85,7 +77,7 @@ func TestBodyOfChecksTheID(t *testing.T) {
 		{"not canonical", ctx, "/" + rec.ID + "/"},
 		{"padded", ctx, " " + rec.ID},
 		{"escapes the forest", ctx, "../" + rec.ID},
-		{"absolute", ctx, dir + "/" + rec.ID},
+		{"absolute", ctx, v.Dir() + "/" + rec.ID},
 		{"into _derived", ctx, "_derived/catalog"},
 	} {
 		r := rec
@@ -95,4 +87,18 @@ func TestBodyOfChecksTheID(t *testing.T) {
 	}
 	_, err = v.BodyOf(ctx, rec)
 	assert.NoError(t, err, "the row as read")
+}
+
+// tidewatchHidden lets a reader see projects except Tidewatch.
+var tidewatchHidden = vine.Policy{Allow: []string{"projects"}, Deny: []string{"projects/tidewatch"},
+	Caps: []vine.Capability{vine.CapRead}}
+
+// readOnlyFixture opens a fresh copy of the fixture read-only.
+func readOnlyFixture(t *testing.T) *vine.Vine {
+	t.Helper()
+	dir, _ := testforest.Fixture(t)
+	v, err := vine.Open(context.Background(), dir, &vine.Options{ReadOnly: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { v.Close() })
+	return v
 }

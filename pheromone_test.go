@@ -109,16 +109,7 @@ func TestFortificationAndTransplantMoveHeatInTheDefaultStore(t *testing.T) {
 func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
 	ctx := context.Background()
 	v, _ := writableFixture(t)
-	rows, err := v.cat.DB().QueryContext(ctx, "SELECT id FROM nodes ORDER BY id")
-	require.NoError(t, err)
-	var ids []string
-	for rows.Next() {
-		var id string
-		require.NoError(t, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	require.NoError(t, rows.Err())
-	rows.Close()
+	ids := regionIDs(t, v)
 	require.Greater(t, len(ids), 2*heatListMin)
 	asked := ids[:max(heatListMin, 16)]
 	lookup := heatOnly{storeHeat{v.trails}}
