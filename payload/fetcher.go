@@ -58,6 +58,27 @@ func (r Registry) Fetch(ctx context.Context, uri string, w io.Writer) error {
 	return f.Fetch(ctx, uri, w)
 }
 
+// Confiner is implemented by a Fetcher that can tell whether it keeps
+// the URIs of a scheme inside roots its host chose. A passport is content
+// any writer controls, so an engine serving callers under an access policy
+// follows a file:// payload only when its fetcher confines that scheme.
+type Confiner interface {
+	Confines(scheme string) bool
+}
+
+// Confines reports whether the fetcher of scheme confines it.
+func (r Registry) Confines(scheme string) bool {
+	c, ok := r[scheme].(Confiner)
+	return ok && c.Confines(scheme)
+}
+
+// Confined reports whether f confines the URIs of scheme: f implements
+// Confiner and says so.
+func Confined(f Fetcher, scheme string) bool {
+	c, ok := f.(Confiner)
+	return ok && c.Confines(scheme)
+}
+
 // SchemeError is a payload URI that no fetcher serves: an unknown scheme,
 // a scheme whose client is not configured, or no scheme at all.
 type SchemeError struct {

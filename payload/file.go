@@ -24,6 +24,9 @@ type FileFetcher struct {
 	Root string
 }
 
+// Confines reports whether f keeps file:// URIs under a Root.
+func (f FileFetcher) Confines(scheme string) bool { return scheme == "file" && f.Root != "" }
+
 // Fetch copies the file uri names into w.
 func (f FileFetcher) Fetch(ctx context.Context, uri string, w io.Writer) error {
 	name, err := filePath(uri)
@@ -93,5 +96,20 @@ func (f FileFetcher) confine(name string) (string, error) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", fmt.Errorf("payload: %s lies outside the fetcher's root: %w", filepath.Base(name), fs.ErrNotExist)
 	}
+	if machinery(rel) {
+		return "", fmt.Errorf("payload: %s lies in a forest's _derived or .git folder: %w", filepath.Base(name), fs.ErrNotExist)
+	}
 	return real, nil
+}
+
+// machinery reports whether a path below the root runs through a forest's
+// derived layer or repository: a root that holds forests still never
+// serves their catalogs, trails or objects as a payload.
+func machinery(rel string) bool {
+	for part := range strings.SplitSeq(filepath.ToSlash(rel), "/") {
+		if part == "_derived" || strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
 }
