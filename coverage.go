@@ -5,10 +5,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
-	"io/fs"
-	"os"
-	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -331,7 +327,8 @@ var coverageRemotePayload = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://`)
 // coveragePayloads counts local payloads whose file is absent, by stat
 // (never an open), in total and per root. A payload path is relative to
 // its node's folder; one that leaves the forest names no file of it and
-// counts as missing.
+// counts as missing, as does one that breaks the payload rule or that
+// the call's policy cannot see (statPayload).
 func (v *Vine) coveragePayloads(ctx context.Context, rep *CoverageReport, roots []CoverageRoot, dir, scope string, scopeArgs []any) error {
 	st, err := v.stmt(ctx, "SELECT "+coverageRootKey+", id, payload FROM nodes "+
 		"WHERE payload IS NOT NULL AND payload != '' AND "+scope)
@@ -349,7 +346,7 @@ func (v *Vine) coveragePayloads(ctx context.Context, rep *CoverageReport, roots 
 		if err := rows.Scan(&root, &id, &payload); err != nil {
 			return err
 		}
-		if coverageRemotePayload.MatchString(payload) || v.coveragePayloadPresent(id, payload) {
+		if coverageRemotePayload.MatchString(payload) || v.statPayload(ctx, id, payload).present {
 			continue
 		}
 		rep.PayloadsMissing++
@@ -359,17 +356,4 @@ func (v *Vine) coveragePayloads(ctx context.Context, rep *CoverageReport, roots 
 		roots[i].PayloadsMissing = perRoot[roots[i].ID]
 	}
 	return rows.Err()
-}
-
-// coveragePayloadPresent stats the payload a node names, relative to its folder.
-func (v *Vine) coveragePayloadPresent(id, payload string) bool {
-	if path.IsAbs(payload) {
-		return false
-	}
-	p, err := v.root.File(path.Join(path.Dir(id), payload))
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(p)
-	return !errors.Is(err, fs.ErrNotExist)
 }

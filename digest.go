@@ -5,11 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path"
-	"path/filepath"
 	"regexp"
-	"strings"
 )
 
 // Shared by look, move and view: neighbour rows from the catalog, heat
@@ -101,57 +97,6 @@ func (v *Vine) digestChildRows(ctx context.Context, id string) ([]digestRow, err
 
 // readHeatRound rounds a heat to the four decimals every read shows.
 func readHeatRound(h float64) float64 { return math.Round(h*1e4) / 1e4 }
-
-// payloadFacts is what a stat (never an open) says about a node's payload:
-// the answer to "will view or query work?" (C.2.2). coverage counts the
-// same condition and should share statPayload.
-type payloadFacts struct {
-	declared bool   // the passport names a payload
-	remote   bool   // a URI with a scheme (G.9), never touched by a read
-	escapes  bool   // the local path leaves the forest
-	rel      string // forest-relative slash path of a local payload
-	path     string // its file, symlinks resolved
-	present  bool   // a regular file is there
-	size     int64
-}
-
-// missing is C.2.2's payload_missing: no payload named, or a local file
-// that is absent or outside the forest. A remote payload is never missing
-// as far as a read can tell.
-func (p payloadFacts) missing() bool { return !p.remote && !p.present }
-
-// statPayload resolves a passport payload relative to the node's folder,
-// contained in the forest, and stats it.
-func (v *Vine) statPayload(nodeID, payload string) payloadFacts {
-	f := payloadFacts{declared: payload != ""}
-	switch {
-	case payload == "":
-		return f
-	case remoteURI.MatchString(payload):
-		f.remote = true
-		return f
-	case strings.HasPrefix(payload, "/") || filepath.IsAbs(payload):
-		f.escapes = true
-		return f
-	}
-	f.rel = path.Join(path.Dir(nodeID), payload)
-	if f.rel == ".." || strings.HasPrefix(f.rel, "../") {
-		f.escapes = true
-		return f
-	}
-	p, err := v.root.File(f.rel)
-	if err != nil {
-		// File refuses both escapes (through ".." or a symlink) and shapes
-		// that name nothing; tell them apart by the lexical escape.
-		f.escapes = strings.Contains(err.Error(), "escapes")
-		return f
-	}
-	f.path = p
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-		f.present, f.size = true, fi.Size()
-	}
-	return f
-}
 
 // wireObject writes a JSON object key by key, in the order given, without
 // HTML escaping: the wire order of a result is part of its contract.

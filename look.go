@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/ncruces/go-sqlite3"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/sqlguard"
 )
 
 // LookOptions are the wire parameters of look besides the id.
@@ -363,7 +365,7 @@ func (v *Vine) digest(ctx context.Context, rec catalog.Record, want lookWant) (*
 	notesClipped := false
 	if rec.Type == "dataset" || rec.Type == "media" {
 		var err error
-		if notesClipped, err = v.digestPayload(rec, d, want, b); err != nil {
+		if notesClipped, err = v.digestPayload(ctx, rec, d, want, b); err != nil {
 			return nil, err
 		}
 	}
@@ -594,7 +596,7 @@ func (v *Vine) digestBranch(ctx context.Context, rec catalog.Record, d *Digest, 
 
 // digestPayload fills the dataset and media extras (C.2.1, C.2.2) and
 // reports whether the notes were clipped to their own budget.
-func (v *Vine) digestPayload(rec catalog.Record, d *Digest, want lookWant, b *lazyBody) (notesClipped bool, err error) {
+func (v *Vine) digestPayload(ctx context.Context, rec catalog.Record, d *Digest, want lookWant, b *lazyBody) (notesClipped bool, err error) {
 	if want.has("notes") {
 		// Notes are operator prose kept only in the body (C.2.1 r4: no
 		// side store), so the node file is read for them.
@@ -608,7 +610,7 @@ func (v *Vine) digestPayload(rec catalog.Record, d *Digest, want lookWant, b *la
 			d.keys.add(dkNotes)
 		}
 	}
-	facts := v.statPayload(rec.ID, rec.Payload)
+	facts := v.statPayload(ctx, rec.ID, rec.Payload)
 	if facts.missing() {
 		d.PayloadMissing = true
 		d.keys.add(dkPayloadMissing) // survives fields: it explains an absent field
@@ -629,16 +631,19 @@ func (v *Vine) digestPayload(rec catalog.Record, d *Digest, want lookWant, b *la
 	if rec.PayloadType != "sqlite" || (!wantQM && !wantRows) {
 		return notesClipped, nil
 	}
-	file := v.datasetPayloadFile(rec, facts)
+	file := v.datasetPayloadFile(ctx, rec, facts)
 	if file == "" {
 		return notesClipped, nil
 	}
-	return notesClipped, v.digestDataset(rec, d, file, wantQM, wantRows, b)
+	return notesClipped, v.digestDataset(ctx, rec, d, file, wantQM, wantRows, b)
 }
 
 // digestDataset reads the dataset map from the payload file.
-func (v *Vine) digestDataset(rec catalog.Record, d *Digest, file string, wantQM, wantRows bool, b *lazyBody) error {
+func (v *Vine) digestDataset(ctx context.Context, rec catalog.Record, d *Digest, file string, wantQM, wantRows bool, b *lazyBody) error {
 	m, err := datasetMaps.get(file, rec.PayloadHash)
+	if err == nil {
+		m, err = m.granted(file, v.grantedTables(ctx, sqlHost{}, rec).tables)
+	}
 	if err != nil {
 		// An unreadable payload is not the caller's mistake and must not
 		// hide the rest of the digest; query reports the detail.
@@ -650,7 +655,7 @@ func (v *Vine) digestDataset(rec catalog.Record, d *Digest, file string, wantQM,
 		if err != nil {
 			return err
 		}
-		d.QueryManual = &DigestQueryManual{Tables: m.tables, ExampleQueries: exampleQueries(body)}
+		d.QueryManual = &DigestQueryManual{Tables: m.tables, ExampleQueries: m.permittedQueries(exampleQueries(body))}
 		d.keys.add(dkQueryManual)
 	}
 	if wantRows && m.sample != nil {
@@ -821,11 +826,11 @@ func errBatchSize(primitive string, n, limit int) error {
 // datasetPayloadFile is the local file holding a dataset's payload: the file
 // itself, or for a remote URI the G.9 cache copy a fetch left in
 // _derived/payloads (a read never downloads). "" when there is none.
-func (v *Vine) datasetPayloadFile(rec catalog.Record, f payloadFacts) string {
+func (v *Vine) datasetPayloadFile(ctx context.Context, rec catalog.Record, f payloadFacts) string {
 	if f.present {
 		return f.path
 	}
-	if !f.remote {
+	if !f.remote || v.remoteFollowed(ctx, "look", rec.ID, rec.Payload) != nil {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(rec.Payload))
@@ -839,13 +844,15 @@ func (v *Vine) datasetPayloadFile(rec catalog.Record, f payloadFacts) string {
 
 // datasetMap is what look reads from a SQLite payload.
 type datasetMap struct {
-	tables map[string][]string
-	sample *DigestSampleRows // nil when there is no table
+	tables      map[string][]string
+	sample      *DigestSampleRows // nil when there is no table
+	sampleTable string            // the table sampled
+	withheld    []string          // tables a grant's allow-list removed
 }
 
 // clone copies the map so a digest never aliases the cache.
 func (m datasetMap) clone() datasetMap {
-	out := datasetMap{tables: make(map[string][]string, len(m.tables))}
+	out := datasetMap{tables: make(map[string][]string, len(m.tables)), sampleTable: m.sampleTable}
 	for t, cols := range m.tables {
 		out.tables[t] = slices.Clone(cols)
 	}
@@ -857,6 +864,54 @@ func (m datasetMap) clone() datasetMap {
 		out.sample = &DigestSampleRows{Columns: slices.Clone(m.sample.Columns), Rows: rows}
 	}
 	return out
+}
+
+// granted is the map a caller under a table allow-list may see (C.5.3):
+// withheld tables and their columns are left out, and the sample rows come
+// from the first permitted table, read from file, since the cached sample
+// may be of a withheld one. Without a list the map is unchanged.
+func (m datasetMap) granted(file string, allow []string) (datasetMap, error) {
+	if allow == nil {
+		return m, nil
+	}
+	auth := sqlguard.NewAuthorizer(false, allow)
+	var first string
+	for _, t := range slices.Sorted(maps.Keys(m.tables)) {
+		if !auth.Permits(t) {
+			delete(m.tables, t)
+			m.withheld = append(m.withheld, t)
+		} else if first == "" {
+			first = t
+		}
+	}
+	if m.sampleTable == "" || auth.Permits(m.sampleTable) {
+		return m, nil
+	}
+	m.sample, m.sampleTable = nil, first
+	if first == "" {
+		return m, nil
+	}
+	conn, err := sqlite3.OpenFlags(sqliteReadOnlyURI(file), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+	if err != nil {
+		return m, err
+	}
+	defer conn.Close()
+	m.sample, err = sqliteSample(conn, first)
+	return m, err
+}
+
+// permittedQueries drops the example queries that name a withheld table:
+// the manual must not point a caller at what its grant refuses.
+func (m datasetMap) permittedQueries(qs []string) []string {
+	if len(m.withheld) == 0 {
+		return qs
+	}
+	return slices.DeleteFunc(qs, func(q string) bool {
+		words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+			return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
+		})
+		return slices.ContainsFunc(m.withheld, func(t string) bool { return slices.Contains(words, strings.ToLower(t)) })
+	})
 }
 
 // datasetMaps remembers the maps of payloads look has read. Opening a
@@ -937,6 +992,7 @@ func readDatasetMap(file string) (datasetMap, error) {
 		if m.sample, err = sqliteSample(conn, names[0]); err != nil {
 			return m, err
 		}
+		m.sampleTable = names[0]
 	}
 	return m, nil
 }

@@ -8,18 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/payload"
 )
-
-// detachedFetchTimeout bounds a fetch started by a caller that passed no
-// context (datasetFile): long enough for a large dataset, short enough that
-// a dead connection does not pin a reader forever.
-const detachedFetchTimeout = 10 * time.Minute
 
 // defaultFetcher is shared by every Vine opened without a Fetcher, so the
 // S3 client is configured from the environment once per process.
@@ -42,11 +36,31 @@ func (v *Vine) payloads() payload.Cache {
 	}
 }
 
+// remoteFollowed refuses a remote payload that the call may not follow:
+// under an access policy, a file:// URI is followed only when the
+// forest's fetcher confines file:// to roots the host chose
+// (payload.Confiner). A passport is content any writer controls, and an
+// unconfined file:// would copy any file the server can read (another
+// forest's catalog, a hidden branch's dataset) into this caller's reach.
+// Unscoped calls are the host's own and keep every served scheme.
+func (v *Vine) remoteFollowed(ctx context.Context, op, id, uri string) error {
+	if scopeOf(ctx) == nil || payload.Scheme(uri) != "file" || payload.Confined(v.payloadFetcher(), "file") {
+		return nil
+	}
+	return envelope.New(envelope.Schema,
+		fmt.Sprintf("%s: %s has a file:// payload, and this server follows file:// payloads only under roots its host configured", op, id),
+		"keep the payload beside its node, or ask the host to confine file:// payloads to a root (vine serve --file-root DIR)").
+		With("scheme", "file")
+}
+
 // remotePayload returns the verified cache copy of a remote payload,
 // fetching it on a miss (G.9 rule 1). The copy is checked against
 // payload_hash before anyone reads it; a mismatch is refused and caches
 // nothing.
 func (v *Vine) remotePayload(ctx context.Context, op string, rec catalog.Record) (string, error) {
+	if err := v.remoteFollowed(ctx, op, rec.ID, rec.Payload); err != nil {
+		return "", err
+	}
 	file, _, err := v.payloads().Get(ctx, rec.Payload, rec.PayloadHash)
 	if err != nil {
 		return "", fetchRefusal(op, rec.ID, rec.Payload, err)

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/trust"
+	"github.com/monkeyllm/vine/payload"
 )
 
 // MaxBatchPlant is the most nodes one batch plant takes (C.7.4).
@@ -289,7 +289,10 @@ func (p *plan) rehearse(ctx context.Context, spec NodeSpec, opt plantOptions, al
 	if add(p.v.checkPayloadBirth(spec)) {
 		return nil, false, problems
 	}
-	if n.Type() == "media" && !opt.adopted && add(p.v.checkMediaPayload(spec)) {
+	if add(p.v.checkPayloadPlace(ctx, spec)) {
+		return nil, false, problems
+	}
+	if n.Type() == "media" && !opt.adopted && add(p.v.checkMediaPayload(ctx, spec)) {
 		return nil, false, problems
 	}
 	if len(problems) > 0 {
@@ -364,17 +367,41 @@ func (p *plan) checkParent(ctx context.Context, spec NodeSpec) error {
 
 // checkMediaPayload (C.7.5): a media node from the wire must name a payload
 // inside the forest that exists, before the first write.
-func (v *Vine) checkMediaPayload(spec NodeSpec) error {
+func (v *Vine) checkMediaPayload(ctx context.Context, spec NodeSpec) error {
 	hint := "store the bytes first (ingest mode upload, files: [{name, b64}]), then plant the media node naming them"
 	if spec.Payload == "" {
 		return envelope.New(envelope.Schema, "plant: a media node needs a payload naming its file", hint)
 	}
-	p, err := v.root.File(path.Join(path.Dir(spec.ID), spec.Payload))
-	if err != nil {
-		return envelope.New(envelope.Schema, "plant: payload escapes the forest: "+spec.Payload, hint)
-	}
-	if _, err := os.Stat(p); err != nil {
+	if f := v.statPayload(ctx, spec.ID, spec.Payload); !f.present {
 		return envelope.New(envelope.Schema, "plant: payload not found: "+spec.Payload, hint)
+	}
+	return nil
+}
+
+// checkPayloadPlace applies the payload rule to a passport's payload at
+// write time, as every read applies it again (a policy may change after
+// the write): a local name must stay in the node's folder, also once
+// symlinks are resolved, and under a policy lie where the caller may
+// write; a file:// URI needs a confined fetcher under a policy. A born
+// dataset's name is checked by payloadName.
+func (v *Vine) checkPayloadPlace(ctx context.Context, spec NodeSpec) error {
+	name := spec.Payload
+	switch {
+	case name == "" || len(spec.Schema) > 0:
+		return nil
+	case payload.IsRemote(name):
+		return v.remoteFollowed(ctx, "plant", spec.ID, name)
+	}
+	pf, err := v.root.Payload(spec.ID, name)
+	if err != nil {
+		var pe *forest.PayloadError
+		if errors.As(err, &pe) {
+			return envelope.New(envelope.Schema, "plant: "+pe.Error(), forest.PayloadRule).With("field", "payload")
+		}
+		return err
+	}
+	if s := scopeOf(ctx); !s.in(pf.Rel) || !s.in(lexicalPayloadRel(spec.ID, name)) {
+		return s.outOfGrant("plant", "payload", name)
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 		return nil, err
 	}
 	p := &pruning{v: v, n: n, touched: v.newTouchSet(), res: &PruneResult{ID: n.ID, Pruned: true}}
-	if err := p.plan(anchors); err != nil {
+	if err := p.plan(ctx, anchors); err != nil {
 		return nil, err
 	}
 	return p.commit(ctx, t)
@@ -179,7 +179,7 @@ type burial struct {
 
 // plan stages the holders' link removals and the parent index, and finds
 // the files to bury; nothing is written yet.
-func (p *pruning) plan(anchors []Anchor) error {
+func (p *pruning) plan(ctx context.Context, anchors []Anchor) error {
 	for _, src := range anchorSources(anchors) {
 		h, ok, err := p.touched.get(src)
 		if err != nil {
@@ -198,16 +198,16 @@ func (p *pruning) plan(anchors []Anchor) error {
 	if err := p.touched.dropEntry(p.n.ID); err != nil {
 		return err
 	}
-	p.findBurials()
+	p.findBurials(ctx)
 	return nil
 }
 
 // findBurials names the graveyard place of the local payload and of a
 // staged upload source (v0.61).
-func (p *pruning) findBurials() {
+func (p *pruning) findBurials(ctx context.Context) {
 	grave := graveyardDir(p.n.ID)
 	graveAbs := filepath.Join(p.v.root.Dir(), filepath.FromSlash(grave))
-	if src, rel, ok := p.v.payloadOnDisk(p.n); ok {
+	if src, rel, ok := p.v.payloadOnDisk(ctx, p.n); ok {
 		name := freeName(graveAbs, path.Base(rel))
 		p.buried = append(p.buried, burial{from: src, to: filepath.Join(graveAbs, name),
 			rel: grave + "/" + name, payload: true})

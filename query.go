@@ -76,7 +76,7 @@ func (v *Vine) query(ctx context.Context, id, sqlText string, host sqlHost) (*Ro
 	if err := sqliteDataset("query", rec); err != nil {
 		return nil, err
 	}
-	host = host.under(scopeOf(ctx), rec.ID)
+	host = v.grantedTables(ctx, host, rec)
 	st, err := sqlguard.Query(sqlText)
 	if err != nil {
 		return nil, err

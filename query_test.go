@@ -363,17 +363,21 @@ func TestQueryPayloadMissingAndOrder(t *testing.T) {
 	_, err = v.Query(ctx, ledgerID, "SELECT 1")
 	e = refusal(t, err, envelope.NotFound)
 	assert.Equal(t, "payload missing: ../../outside.db", e.Message)
+	assert.Contains(t, e.Hint, "never through ..", "the hint states the payload rule")
 
-	// A file that is not a database is the engine's failure, not the SQL's.
+	// A file that is not a database is the passport's fault, not the SQL's
+	// and not the engine's: a clear refusal, and nothing changes.
 	escaping.Front.Set("payload", "ledger-2026.db")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "finance", "ledger-2026.md"), escaping.Bytes(), 0o644))
 	require.NoError(t, v.cat.Upsert(ctx, recordOf(escaping)))
 	require.NoError(t, os.WriteFile(db, []byte(strings.Repeat("not a database ", 100)), 0o644))
 	_, err = call(t, v, "query", `{"id": "finance/ledger-2026", "sql": "SELECT 1 FROM ledger"}`)
-	refusal(t, err, envelope.Internal)
+	e = refusal(t, err, envelope.QueryForbidden)
+	assert.Contains(t, e.Message, "not a SQLite database")
 	before := testforest.TreeDigest(t, dir)
 	_, err = call(t, v, "tend", `{"id": "finance/ledger-2026", "sql": "DELETE FROM ledger WHERE 1"}`)
-	refusal(t, err, envelope.Internal)
+	e = refusal(t, err, envelope.QueryForbidden)
+	assert.Contains(t, e.Message, "not a SQLite database")
 	assert.Equal(t, before, testforest.TreeDigest(t, dir))
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/sqlguard"
 )
@@ -59,15 +60,6 @@ func sqliteDataset(op string, rec catalog.Record) error {
 	return nil
 }
 
-// datasetFile is datasetPath for a caller without a context: a fetch it
-// starts is bounded by detachedFetchTimeout instead of the caller's
-// deadline. Callers that hold a context use datasetPath.
-func (v *Vine) datasetFile(op string, rec catalog.Record, write bool) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), detachedFetchTimeout)
-	defer cancel()
-	return v.datasetPath(ctx, op, rec, write)
-}
-
 // datasetPath is the local SQLite file behind a dataset (C.5 step 7, C.10
 // step 6). A remote payload is read through the G.9 cache copy, fetched on
 // a miss and checked against payload_hash, and never written (tend
@@ -77,8 +69,12 @@ func (v *Vine) datasetPath(ctx context.Context, op string, rec catalog.Record, w
 		return "", envelope.New(envelope.NotFound, "payload missing: the passport names no payload",
 			"a dataset's payload frontmatter names its .db file beside the node")
 	}
-	f := v.statPayload(rec.ID, rec.Payload)
+	f := v.statPayload(ctx, rec.ID, rec.Payload)
 	if !f.remote {
+		if f.escapes {
+			return "", envelope.New(envelope.NotFound, "payload missing: "+rec.Payload,
+				forest.PayloadRule+"; correct the passport's payload")
+		}
 		if !f.present {
 			return "", envelope.New(envelope.NotFound, "payload missing: "+rec.Payload,
 				"the passport names a file that is not on disk beside the node; restore it or re-ingest the dataset")
@@ -148,6 +144,12 @@ func sqlFailure(ctx context.Context, conn *sqlite3.Conn, op string, err error, a
 		return envelope.New(envelope.QueryForbidden, op+": the statement would write, and query only reads",
 			"changing rows is tend's job")
 	}
+	if notADatabase(err) {
+		return envelope.New(envelope.QueryForbidden,
+			op+": the payload is not a SQLite database (or is damaged), so no statement can run on it",
+			"the passport's payload must name a SQLite file; restore the file or correct the passport").
+			With("payload_type", "sqlite")
+	}
 	if brokenPayload(err) {
 		// Not the caller's SQL: the file itself fails. E_INTERNAL, with the
 		// detail in the log.
@@ -160,6 +162,13 @@ func sqlFailure(ctx context.Context, conn *sqlite3.Conn, op string, err error, a
 	conn.SetAuthorizer(nil) // only the caller's statement is judged
 	conn.SetInterrupt(context.Background())
 	return envelope.New(envelope.QueryInvalid, "SQL error: "+msg, nameHint(conn, msg, auth))
+}
+
+// notADatabase reports a payload file that SQLite cannot read as a
+// database: the passport names the wrong file, or the file is damaged.
+// The caller can act on that, so it is no internal error.
+func notADatabase(err error) bool {
+	return errors.Is(err, sqlite3.NOTADB) || errors.Is(err, sqlite3.CORRUPT)
 }
 
 // brokenPayload reports a failure of the payload file or the host rather

@@ -181,15 +181,6 @@ func (s *scope) has(c Capability) bool {
 	return s == nil || s.caps[CapAdmin] || s.caps[c]
 }
 
-// tablesFor is the table allow-list of a dataset, and whether there is one.
-func (s *scope) tablesFor(id string) ([]string, bool) {
-	if s == nil {
-		return nil, false
-	}
-	t, ok := s.tables[id]
-	return t, ok
-}
-
 type scopeKey struct{}
 
 // withScope carries a compiled policy into the primitives. Only Scoped
@@ -258,19 +249,6 @@ func hiddenAnchorsError(op, id string, hidden int) error {
 		fmt.Sprintf("%s: %d link(s) from nodes outside this key's grant point at %s", op, hidden, id),
 		"a key that sees the whole forest can make this change; or remove the links first").
 		With("anchor_count", hidden)
-}
-
-// under narrows a statement's host arguments by the caller's grant on the
-// dataset id: a policy's table allow-list applies unless the host already
-// set a narrower one.
-func (h sqlHost) under(s *scope, id string) sqlHost {
-	if h.tables != nil {
-		return h
-	}
-	if t, ok := s.tablesFor(id); ok {
-		h.tables = t
-	}
-	return h
 }
 
 // visible keeps the ids the policy can see, in order.

@@ -67,12 +67,12 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 	if err := sqliteDataset("tend", rec); err != nil {
 		return nil, err
 	}
-	host = host.under(scopeOf(ctx), rec.ID)
+	host = v.grantedTables(ctx, host, rec)
 	st, err := sqlguard.Tend(sqlText)
 	if err != nil {
 		return nil, err
 	}
-	file, err := v.datasetFile("tend", rec, true)
+	file, err := v.datasetPath(ctx, "tend", rec, true)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (v *Vine) Transplant(ctx context.Context, id, newID string) (*TransplantRes
 		return nil, err
 	}
 	tp := &transplanting{v: v, old: n, dst: dst, touched: v.newTouchSet()}
-	if err := tp.checkPayload(); err != nil {
+	if err := tp.checkPayload(ctx); err != nil {
 		return nil, err
 	}
 	if err := tp.plan(ctx); err != nil {
@@ -143,8 +143,8 @@ type transplanting struct {
 
 // checkPayload (check 6): a local payload moves to the same relative place
 // under the new folder, which must be free (§9.12).
-func (tp *transplanting) checkPayload() error {
-	src, _, ok := tp.v.payloadOnDisk(tp.old)
+func (tp *transplanting) checkPayload(ctx context.Context) error {
+	src, _, ok := tp.v.payloadOnDisk(ctx, tp.old)
 	if !ok {
 		return nil
 	}

@@ -91,8 +91,8 @@ var sqliteSidecars = []string{"-wal", "-shm", "-journal"}
 // path: when the payload is a symlink the link travels, never the file it
 // points at, which may be another node's. ok is false for remote, escaping
 // or absent payloads.
-func (v *Vine) payloadOnDisk(n *forest.Node) (abs, rel string, ok bool) {
-	f := v.statPayload(n.ID, n.Payload())
+func (v *Vine) payloadOnDisk(ctx context.Context, n *forest.Node) (abs, rel string, ok bool) {
+	f := v.statPayload(ctx, n.ID, n.Payload())
 	if !f.present {
 		return "", "", false
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/monkeyllm/vine/canopy"
@@ -154,11 +152,12 @@ func (v *Vine) lintPayload(rep *Report, n *forest.Node) {
 	if name == "" || strings.Contains(name, "://") {
 		return
 	}
-	p, err := v.payloadPath(n.ID, name)
+	pf, err := v.root.Payload(n.ID, name)
 	if err != nil {
-		rep.add(n.ID, "error", "payload escapes the forest: "+name)
+		rep.add(n.ID, "error", "payload breaks the payload rule: "+err.Error())
 		return
 	}
+	p := pf.Abs
 	f, err := os.Open(p)
 	if err != nil {
 		rep.add(n.ID, "error", "payload missing: "+name)
@@ -177,13 +176,6 @@ func (v *Vine) lintPayload(rep *Report, n *forest.Node) {
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
 		rep.add(n.ID, "warning", fmt.Sprintf("payload_hash drift: %s changed since it was recorded", name))
 	}
-}
-
-// payloadPath resolves a payload named relative to its node's folder and
-// keeps it inside the forest.
-func (v *Vine) payloadPath(id, name string) (string, error) {
-	rel := path.Join(path.Dir(id), filepath.ToSlash(name))
-	return v.root.File(rel)
 }
 
 func (r *Report) add(id, level, msg string) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
 )
 
@@ -62,7 +63,7 @@ func (v *Vine) View(ctx context.Context, id string) (*ViewResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := v.statPayload(rec.ID, rec.Payload)
+	f := v.statPayload(ctx, rec.ID, rec.Payload)
 	switch {
 	case !f.declared:
 		return nil, notFound(id)
@@ -72,8 +73,8 @@ func (v *Vine) View(ctx context.Context, id string) (*ViewResult, error) {
 			"view: payload of %s is a remote %s:// URI; view reads local files only", rec.ID, scheme).
 			WithHint("fetch it into the forest first with prefetch, then view it")
 	case f.escapes:
-		return nil, envelope.Errorf(envelope.Schema, "view: payload escapes the forest: %s", rec.ID).
-			WithHint("a payload is a path relative to its node's folder that stays inside the forest")
+		return nil, envelope.Errorf(envelope.Schema, "view: payload escapes its node's folder: %s", rec.ID).
+			WithHint(forest.PayloadRule)
 	case !f.present:
 		return nil, notFound(id)
 	}

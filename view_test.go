@@ -57,8 +57,8 @@ func TestViewRefusals(t *testing.T) {
 		want []string
 	}{
 		{"media/remote", ESchema, []string{"s3://"}},
-		{"media/escape", ESchema, []string{"escapes the forest"}},
-		{"media/absolute", ESchema, []string{"escapes the forest"}},
+		{"media/escape", ESchema, []string{"escapes its node's folder"}},
+		{"media/absolute", ESchema, []string{"escapes its node's folder"}},
 		{"media/pdf", ESchema, []string{"application/pdf", "not an image"}},
 		{"media/huge", ESchema, []string{"6291457 bytes"}},
 	}
@@ -91,12 +91,19 @@ func TestViewRefusals(t *testing.T) {
 
 func TestViewFollowsPayloadTypeNotNodeType(t *testing.T) {
 	f := newEntryForest(t, nil)
-	f.write("notes/with-image", "type: note\ntitle: N\nsummary: A note with an image payload.\npayload: ../media/_assets/harbour-map.png\n", "# N\n")
+	png, err := os.ReadFile(filepath.Join(f.dir, "media", "_assets", "harbour-map.png"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(f.dir, "notes", "_assets"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(f.dir, "notes", "_assets", "harbour-map.png"), png, 0o644))
+	f.write("notes/with-image", "type: note\ntitle: N\nsummary: A note with an image payload.\npayload: _assets/harbour-map.png\n", "# N\n")
+	f.write("notes/borrowed", "type: note\ntitle: B\nsummary: A note naming another branch's image.\npayload: ../media/_assets/harbour-map.png\n", "# B\n")
 	f.reindex()
 	r, err := f.v.View(context.Background(), "notes/with-image")
 	require.NoError(t, err)
-	assert.Equal(t, "media/_assets/harbour-map.png", r.Path)
+	assert.Equal(t, "notes/_assets/harbour-map.png", r.Path)
 	assert.Equal(t, "", r.PayloadHash, "no payload_hash in the passport")
+	_, err = f.v.View(context.Background(), "notes/borrowed")
+	assert.Equal(t, ESchema, CodeOf(err), "a payload lives in its node's folder, never another branch's")
 }
 
 func TestMediaTypeOf(t *testing.T) {
@@ -110,7 +117,10 @@ func TestMediaTypeOf(t *testing.T) {
 	}
 }
 
-func TestViewSymlinkOutOfTheForestIsAnEscape(t *testing.T) {
+// TestViewSymlinkOutOfTheForestIsAbsent: a payload that leaves through a
+// symlink answers as an absent node; only the file system knows where a
+// link leads, so telling it apart would be an oracle.
+func TestViewSymlinkOutOfTheForestIsAbsent(t *testing.T) {
 	f := newEntryForest(t, nil)
 	outside := filepath.Join(t.TempDir(), "secret.png")
 	require.NoError(t, os.WriteFile(outside, []byte("png"), 0o644))
@@ -120,8 +130,8 @@ func TestViewSymlinkOutOfTheForestIsAnEscape(t *testing.T) {
 	_, err := f.v.View(context.Background(), "media/link")
 	var e *Error
 	require.ErrorAs(t, err, &e)
-	assert.Equal(t, ESchema, e.Code)
-	assert.Contains(t, e.Message, "escapes the forest")
+	assert.Equal(t, ENotFound, e.Code)
+	assert.Equal(t, "node not found: media/link", e.Message)
 	d, err := f.v.Look(context.Background(), "media/link", LookOptions{})
 	require.NoError(t, err)
 	assert.True(t, d.PayloadMissing, "a payload outside the forest is not there for look either")

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -183,7 +181,8 @@ func (w *healthWalk) payload(n *forest.Node) {
 	if name == "" || isRemote(name) {
 		return
 	}
-	p, err := w.root.File(path.Join(path.Dir(n.ID), filepath.ToSlash(name)))
+	pf, err := w.root.Payload(n.ID, name)
+	p := pf.Abs
 	if err != nil {
 		w.h.MissingPayloads = append(w.h.MissingPayloads, n.ID)
 		return
