@@ -26,10 +26,11 @@ import (
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/rest"
+	"github.com/monkeyllm/vine/payload"
 )
 
 func init() {
-	register("serve", command{"serve    (--forest DIR | --forests DIR) [--http ADDR (--keys FILE | --open) [--allow-host H,...] [--no-warm]] [--read-only]",
+	register("serve", command{"serve    (--forest DIR | --forests DIR) [--http ADDR (--keys FILE | --open) [--allow-host H,...] [--no-warm]] [--read-only] [--file-root DIR]",
 		func(ctx context.Context, a []string, e env) int { return cmdServe(ctx, a, e) }})
 }
 
@@ -49,6 +50,8 @@ type serveConfig struct {
 	noWarm   bool   // --no-warm: open forests on first use, not at boot
 	warmSet  bool   // --no-warm was given, so it beats the environment
 
+	fileRoot string // --file-root: file:// payloads are fetched only below it; "" serves no file://
+
 	modelEndpoint string // --model-endpoint: a llama.cpp server binds the answer tool
 	model         string // --model: its model name
 }
@@ -66,6 +69,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 	fs.BoolVar(&c.readOnly, "read-only", false, "refuse every write with E_READONLY and take no writer lock")
 	fs.StringVar(&c.keys, "keys", "", "HTTP: admit callers by the bearer keys in this file (see vine keys add)")
 	fs.BoolVar(&c.open, "open", false, "HTTP: admit every caller as the local owner, with no key (local use only)")
+	fs.StringVar(&c.fileRoot, "file-root", "", "fetch file:// payloads only from below this directory (default: file:// payloads are not served)")
 	fs.StringVar(&c.modelEndpoint, "model-endpoint", "", "bind a llama.cpp server (OpenAI-compatible URL) and serve the answer tool")
 	fs.StringVar(&c.model, "model", "", "the model name at --model-endpoint")
 	fs.BoolFunc("no-warm", "HTTP: open each forest on first use instead of at boot (also "+warmEnv+"=off)", func(string) error {
@@ -87,8 +91,13 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 		fmt.Fprint(stderr, "vine serve: --model-endpoint and --model go together\n")
 	case c.addr != "" && (c.keys == "") == !c.open:
 		fmt.Fprint(stderr, "vine serve: --http needs exactly one of --keys FILE (callers bring a key) or --open (every caller is the owner)\n")
+	case c.fileRoot != "" && !isDir(c.fileRoot):
+		fmt.Fprintf(stderr, "vine serve: --file-root %s is not a directory\n", c.fileRoot)
 	default:
 		c.root, c.registry = single+many, many != ""
+		if c.fileRoot != "" {
+			c.fileRoot, _ = filepath.Abs(c.fileRoot)
+		}
 		return c, true
 	}
 	return c, false
@@ -106,7 +115,8 @@ func cmdServe(ctx context.Context, args []string, e env) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	reg, err := openRegistry(c, &vine.Options{ReadOnly: c.readOnly, Logger: log, Observer: rest.TimingObserver{}})
+	reg, err := openRegistry(c, &vine.Options{ReadOnly: c.readOnly, Logger: log, Observer: rest.TimingObserver{},
+		Fetcher: servedFetcher(c.fileRoot)})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "vine serve: %v\n", err)
 		return exitFailure
@@ -132,6 +142,20 @@ func cmdServe(ctx context.Context, args []string, e env) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// servedFetcher is the payload fetcher of a served forest. Every caller of
+// a server reaches it through an access policy, and a passport is content
+// any writer controls: file:// is served only below the root the operator
+// named (--file-root), and not at all by default, so no passport can copy
+// an arbitrary host file (another forest's catalog) into a caller's reach.
+func servedFetcher(fileRoot string) payload.Fetcher {
+	reg := payload.DefaultRegistry()
+	delete(reg, "file")
+	if fileRoot != "" {
+		reg["file"] = payload.FileFetcher{Root: fileRoot}
+	}
+	return reg
 }
 
 // openRegistry serves c.root in the mode the flag named: --forest must be
@@ -352,4 +376,10 @@ func bindAnswer(c serveConfig) (*answer.Answerer, error) {
 	}
 	return answer.Register(answer.LlamaCpp(client),
 		&answer.Options{Binding: answer.Binding{Provider: "llamacpp", Model: c.model}})
+}
+
+// isDir reports whether p names a directory.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
