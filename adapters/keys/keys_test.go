@@ -355,3 +355,74 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckPrefix(t *testing.T) {
+	tests := []struct {
+		prefix string
+		want   string // a piece of the refusal; "" accepts
+	}{
+		{"sales/", ""},
+		{"ops/runbooks/", ""},
+		{"sales", ""},
+		{"2026_q1-x/notes", ""},
+		{"", ""},               // the whole forest, as a keys file stores it
+		{"/", ""},              // the same, normalised
+		{"/sales/", ""},        // a leading "/" is normalised away
+		{" sales/ ", ""},       // so is white space
+		{"_meta/", ""},         // a system branch is a prefix like any other
+		{" ", "blank"},         // an empty shell variable, quoted
+		{"\t", "blank"},        // ditto
+		{"*", "glob"},          // matches nothing, literally
+		{"sales/*", "glob"},    // ditto
+		{"sales/q?", "glob"},   // ditto
+		{"sales/[ab]", "glob"}, // ditto
+		{"./sales", `"." segment`},
+		{"sales/./x", `"." segment`},
+		{".", `"." segment`},
+		{"../", `".." segment`},
+		{"../sales", `".." segment`},
+		{"sales/../hr/", `".." segment`},
+		{"sales\\eu", "backslash"},
+		{"sales//eu", "empty segment"},
+		{"sales/\x00", "control character"},
+		{"sales/_index", "index id"},
+		{"_index", "index id"},
+		{"sales/q1.md", "extension"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.prefix, func(t *testing.T) {
+			err := CheckPrefix(tt.prefix)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestParseRefusesBadPrefixes(t *testing.T) {
+	d := Digest("mk_secret")
+	entry := func(grant string) string {
+		return `{"keys":[{"label":"a","sha256":"` + d + `","expires_at":"2099-01-01T00:00:00Z","grants":{"acme":` + grant + `}}]}`
+	}
+	tests := []struct{ name, grant, want string }{
+		{"glob allow", `{"allow":["sales/*"],"caps":["read"]}`, `grants.acme.allow "sales/*" is a glob`},
+		{"blank allow", `{"allow":[" "],"caps":["read"]}`, `grants.acme.allow " " is blank`},
+		{"traversal deny", `{"allow":[""],"deny":["../x"],"caps":["read"]}`, `grants.acme.deny "../x" has a ".." segment`},
+		{"empty deny", `{"allow":["sales/"],"deny":[""],"caps":["read"]}`, `grants.acme.deny "" is empty and hides nothing`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(entry(tt.grant)))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `keys file: entry 1 (label "a"): `+tt.want)
+		})
+	}
+	// The stored default and what the policy normalises still read.
+	for _, grant := range []string{`{"allow":[""],"caps":["read"]}`, `{"allow":["/sales/","ops"],"deny":["sales/payroll/"],"caps":["read"]}`} {
+		_, err := Parse([]byte(entry(grant)))
+		assert.NoError(t, err, grant)
+	}
+}
