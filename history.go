@@ -2,6 +2,7 @@ package vine
 
 import (
 	"context"
+	"strings"
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
@@ -74,6 +75,7 @@ func (v *Vine) History(ctx context.Context, id string, opt HistoryOptions) (*His
 	for _, e := range log[:min(len(log), limit)] {
 		res.Entries = append(res.Entries, historyEntry(e))
 	}
+	redactHistory(scopeOf(ctx), res.Entries)
 	res.Truncated = len(log) > limit
 	fitHistory(res)
 	return res, nil
@@ -89,6 +91,25 @@ func clampHistoryLimit(n int) int {
 
 func historyEntry(e gitops.Entry) HistoryEntry {
 	return HistoryEntry{Commit: e.SHA, At: e.When.Format(atLayout), Message: e.Subject, Action: e.Action, By: e.By}
+}
+
+// redactHistory rewrites the messages for a caller under a policy that
+// hides some ids (J.3): a commit that changed a visible node may name
+// hidden ones (a transplant in from a hidden branch, a plant batch's
+// index, a link pruned by a hidden node's move), and a response must name
+// none. Each such id becomes <hidden>, keeping the action; so does the
+// title or summary of a hidden node. No entry is dropped: every one
+// changed the visible node. It runs before fitHistory, so the budget,
+// returned, truncated and oldest see the served text.
+func redactHistory(s *scope, entries []HistoryEntry) {
+	if !s.restricted() {
+		return
+	}
+	hidden := func(ref string) bool { return !s.in(strings.TrimLeft(ref, "/")) }
+	for i := range entries {
+		entries[i].Message = gitops.RedactSubject(entries[i].Message, hidden)
+		entries[i].Action = gitops.ParseAction(entries[i].Message)
+	}
 }
 
 // fitHistory cuts whole tail entries past the budget and fills the

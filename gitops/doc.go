@@ -1,6 +1,7 @@
 // Package gitops is the forest's own git repository: .md-only commits with
 // the specification's subjects and trailers (spec §4), and the per-file
-// history that C.16 reads.
+// history that C.16 reads. [RedactSubject] reads those subjects back for
+// a reader under an access policy, so history names no id it may not see.
 //
 // The forest root is always the top level of its own repository. A forest
 // that merely lies inside an outer repository does not count: [Init] creates

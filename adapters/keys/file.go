@@ -122,17 +122,22 @@ func (k Key) check() error {
 		if strings.TrimSpace(forest) == "" {
 			return errors.New("grants: a forest id is empty")
 		}
-		if err := checkCaps(k.Grants[forest].Caps); err != nil {
+		g := k.Grants[forest]
+		if err := checkCaps(g.Caps); err != nil {
 			return fmt.Errorf("grants.%s.caps: %w", forest, err)
+		}
+		if err := checkGrantPrefixes(g.Allow, g.Deny); err != nil {
+			return fmt.Errorf("grants.%s.%w", forest, err)
 		}
 	}
 	return nil
 }
 
 // Parse reads a keys file. YAML and JSON are both accepted (JSON is
-// YAML); an unknown field, a malformed entry, a duplicate label or a
-// duplicate digest refuses the whole file, naming the entry, so a typo
-// never silently grants or keeps something.
+// YAML); an unknown field, a malformed entry (a prefix CheckPrefix
+// refuses among them), a duplicate label or a duplicate digest refuses
+// the whole file, naming the entry, so a typo never silently grants or
+// keeps something.
 func Parse(data []byte) (*File, error) {
 	f := &File{}
 	if len(bytes.TrimSpace(data)) == 0 {

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -297,18 +298,6 @@ func TestStoreResolve(t *testing.T) {
 	_, ok = s.Resolve(ctx, live)
 	assert.False(t, ok, "a revocation written to the file is seen")
 
-	// A file broken mid-edit resolves nothing: fail closed.
-	fresh, kFresh, _ := NewKey("fresh", grants, NewKeyOptions{Now: clock})
-	writeKeys(t, path, kFresh)
-	s.expire()
-	_, ok = s.Resolve(ctx, fresh)
-	require.True(t, ok)
-	require.NoError(t, os.WriteFile(path, []byte("keys: [broken"), 0o600))
-	s.expire()
-	_, ok = s.Resolve(ctx, fresh)
-	assert.False(t, ok)
-	assert.Error(t, s.Err())
-
 	_, err = Load(filepath.Join(dir, "missing.yaml"))
 	assert.Error(t, err, "a server asked to check keys needs the file")
 	missing, err := ReadFile(filepath.Join(dir, "missing.yaml"))
@@ -354,4 +343,143 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCheckPrefix(t *testing.T) {
+	tests := []struct {
+		prefix string
+		want   string // a piece of the refusal; "" accepts
+	}{
+		{"sales/", ""},
+		{"ops/runbooks/", ""},
+		{"sales", ""},
+		{"2026_q1-x/notes", ""},
+		{"", ""},               // the whole forest, as a keys file stores it
+		{"/", ""},              // the same, normalised
+		{"/sales/", ""},        // a leading "/" is normalised away
+		{" sales/ ", ""},       // so is white space
+		{"_meta/", ""},         // a system branch is a prefix like any other
+		{" ", "blank"},         // an empty shell variable, quoted
+		{"\t", "blank"},        // ditto
+		{"*", "glob"},          // matches nothing, literally
+		{"sales/*", "glob"},    // ditto
+		{"sales/q?", "glob"},   // ditto
+		{"sales/[ab]", "glob"}, // ditto
+		{"./sales", `"." segment`},
+		{"sales/./x", `"." segment`},
+		{".", `"." segment`},
+		{"../", `".." segment`},
+		{"../sales", `".." segment`},
+		{"sales/../hr/", `".." segment`},
+		{"sales\\eu", "backslash"},
+		{"sales//eu", "empty segment"},
+		{"sales/\x00", "control character"},
+		{"sales/_index", "index id"},
+		{"_index", "index id"},
+		{"sales/q1.md", "extension"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.prefix, func(t *testing.T) {
+			err := CheckPrefix(tt.prefix)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestParseRefusesBadPrefixes(t *testing.T) {
+	d := Digest("mk_secret")
+	entry := func(grant string) string {
+		return `{"keys":[{"label":"a","sha256":"` + d + `","expires_at":"2099-01-01T00:00:00Z","grants":{"acme":` + grant + `}}]}`
+	}
+	tests := []struct{ name, grant, want string }{
+		{"glob allow", `{"allow":["sales/*"],"caps":["read"]}`, `grants.acme.allow "sales/*" is a glob`},
+		{"blank allow", `{"allow":[" "],"caps":["read"]}`, `grants.acme.allow " " is blank`},
+		{"traversal deny", `{"allow":[""],"deny":["../x"],"caps":["read"]}`, `grants.acme.deny "../x" has a ".." segment`},
+		{"empty deny", `{"allow":["sales/"],"deny":[""],"caps":["read"]}`, `grants.acme.deny "" is empty and hides nothing`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(entry(tt.grant)))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `keys file: entry 1 (label "a"): `+tt.want)
+		})
+	}
+	// The stored default and what the policy normalises still read.
+	for _, grant := range []string{`{"allow":[""],"caps":["read"]}`, `{"allow":["/sales/","ops"],"deny":["sales/payroll/"],"caps":["read"]}`} {
+		_, err := Parse([]byte(entry(grant)))
+		assert.NoError(t, err, grant)
+	}
+}
+
+// logTo is a logger writing text lines into b.
+func logTo(b *strings.Builder) *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
+
+func TestStoreKeepsLastGoodKeysWhenTheFileBreaks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.yaml")
+	grants := map[string]vine.Policy{"acme": {Allow: []string{"sales/"}, Caps: caps(rd)}}
+	secret, k, err := NewKey("live", grants, NewKeyOptions{})
+	require.NoError(t, err)
+	writeKeys(t, path, k)
+	var logs strings.Builder
+	s, err := NewStore(path, &StoreOptions{Logger: logTo(&logs)})
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	for _, broken := range []string{"keys: [broken", strings.Replace(mustRead(t, path), "sales/", "sales/*", 1)} {
+		require.NoError(t, os.WriteFile(path, []byte(broken), 0o600))
+		s.expire()
+		_, ok := s.Resolve(ctx, secret)
+		assert.True(t, ok, "a broken edit does not turn every key into 401")
+		assert.Error(t, s.Err())
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	require.Len(t, lines, 2, "one line per distinct failure:\n%s", logs.String())
+	assert.Contains(t, lines[0], "level=ERROR")
+	assert.Contains(t, lines[0], "file="+path)
+	assert.Contains(t, lines[0], "keys file not reloaded")
+	assert.Contains(t, lines[1], `is a glob`)
+	s.expire()
+	s.Resolve(ctx, secret)
+	assert.Len(t, strings.Split(strings.TrimSpace(logs.String()), "\n"), 2, "a file that stays broken is not logged again")
+
+	// Fixed, with a revocation: it now takes effect.
+	k.RevokedAt = "2000-01-01T00:00:00Z"
+	writeKeys(t, path, k)
+	s.expire()
+	_, ok := s.Resolve(ctx, secret)
+	assert.False(t, ok, "the repaired file is applied")
+	require.NoError(t, s.Err())
+	assert.Contains(t, logs.String(), "keys file reloaded")
+
+	// A file that is gone serves no key, and says so.
+	require.NoError(t, os.Remove(path))
+	s.expire()
+	k.RevokedAt = ""
+	assert.Empty(t, s.Keys())
+	assert.Contains(t, logs.String(), "no key is accepted until it is back")
+	writeKeys(t, path, k)
+	s.expire()
+	_, ok = s.Resolve(ctx, secret)
+	assert.True(t, ok, "back, it serves again")
+}
+
+func TestNewStoreRefusesABrokenFileByName(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("keys: [broken"), 0o600))
+	_, err := NewStore(path, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path)
+	assert.Contains(t, err.Error(), "keys file")
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +15,7 @@ import (
 )
 
 func init() {
-	register("keys", command{"keys     add --keys FILE --label L --forest F [--allow P] [--deny P] [--caps read,query] [--mask CAPS] [--expires 90d] | list --keys FILE | revoke --keys FILE --key SHA256|LABEL",
+	register("keys", command{"keys     add --keys FILE --label L --forest F (--allow P | --all) [--deny P] [--caps read,query] [--mask CAPS] [--expires 90d] | list --keys FILE | revoke --keys FILE --key SHA256|LABEL",
 		func(ctx context.Context, a []string, e env) int { return cmdKeys(a, e) }})
 }
 
@@ -39,7 +40,8 @@ func cmdKeys(args []string, e env) int {
 	return exitUsage
 }
 
-// listFlag collects a repeatable flag whose values may also be comma lists.
+// listFlag collects a repeatable flag whose values may also be comma
+// lists, each value trimmed.
 func listFlag(dst *[]string) func(string) error {
 	return func(s string) error {
 		for _, v := range strings.Split(s, ",") {
@@ -49,10 +51,19 @@ func listFlag(dst *[]string) func(string) error {
 	}
 }
 
+// rawListFlag is listFlag keeping each value as typed, so a refusal can
+// show the blank an empty shell variable left.
+func rawListFlag(dst *[]string) func(string) error {
+	return func(s string) error {
+		*dst = append(*dst, strings.Split(s, ",")...)
+		return nil
+	}
+}
+
 type addConfig struct {
 	file, label, principal, caps, mask, expires string
 	forests, allow, deny                        []string
-	masked                                      bool
+	masked, all                                 bool
 }
 
 func parseKeysAdd(args []string, stderr io.Writer) (addConfig, bool) {
@@ -63,8 +74,9 @@ func parseKeysAdd(args []string, stderr io.Writer) (addConfig, bool) {
 	fs.StringVar(&c.label, "label", "", "what the key is for, to recognise it when revoking")
 	fs.StringVar(&c.principal, "principal", "", "who the key authenticates (default: the label)")
 	fs.Func("forest", "a forest the key is granted (repeatable)", listFlag(&c.forests))
-	fs.Func("allow", "a branch prefix the key may read, such as sales/ (repeatable; default the whole forest)", listFlag(&c.allow))
-	fs.Func("deny", "a branch prefix hidden even inside an allowed one (repeatable)", listFlag(&c.deny))
+	fs.Func("allow", "a branch prefix the key may read, such as sales/ (repeatable, or a comma list)", rawListFlag(&c.allow))
+	fs.BoolVar(&c.all, "all", false, "grant the whole forest (instead of --allow)")
+	fs.Func("deny", "a branch prefix hidden even inside an allowed one (repeatable, or a comma list)", rawListFlag(&c.deny))
 	fs.StringVar(&c.caps, "caps", "read", "capabilities granted: read, write, query, tend, ingest, admin, answer")
 	fs.Func("mask", "a capability mask over every grant (default: none)", func(s string) error { c.mask, c.masked = s, true; return nil })
 	fs.StringVar(&c.expires, "expires", "90d", "lifetime, such as 30d or 720h; at most 365d")
@@ -76,6 +88,10 @@ func parseKeysAdd(args []string, stderr io.Writer) (addConfig, bool) {
 		fmt.Fprintf(stderr, "vine keys add: unexpected argument %q\n", pos[0])
 	case c.file == "" || c.label == "" || len(c.forests) == 0:
 		fmt.Fprint(stderr, "vine keys add: --keys FILE, --label L and --forest F are required\n")
+	case !c.all && c.allow == nil:
+		fmt.Fprint(stderr, "vine keys add: give --allow PREFIX (repeatable) or --all for the whole forest\n")
+	case c.all && c.allow != nil:
+		fmt.Fprint(stderr, "vine keys add: give --allow PREFIX or --all, not both\n")
 	default:
 		return c, true
 	}
@@ -100,6 +116,9 @@ func keysAdd(args []string, e env) int {
 	secret, k, err := newKeyFrom(c)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "vine keys add: %v\n", err)
+		if r := (*vine.Error)(nil); errors.As(err, &r) && r.Hint != "" {
+			fmt.Fprintf(e.stderr, "vine keys add: hint: %s\n", r.Hint)
+		}
 		return exitUsage
 	}
 	f, err := keys.ReadFile(c.file)
@@ -132,15 +151,52 @@ func newKeyFrom(c addConfig) (string, keys.Key, error) {
 	if err != nil {
 		return "", keys.Key{}, err
 	}
-	allow := c.allow
-	if len(allow) == 0 {
-		allow = []string{""}
+	allow, err := flagPrefixes("--allow", c.allow)
+	if err != nil {
+		return "", keys.Key{}, err
+	}
+	if c.all {
+		allow = []string{""} // the whole forest, as spec 08 §7.1 stores it
+	}
+	deny, err := flagPrefixes("--deny", c.deny)
+	if err != nil {
+		return "", keys.Key{}, err
 	}
 	grants := map[string]vine.Policy{}
 	for _, f := range c.forests {
-		grants[f] = vine.Policy{Allow: allow, Deny: c.deny, Caps: granted}
+		grants[f] = vine.Policy{Allow: allow, Deny: deny, Caps: granted}
 	}
 	return keys.NewKey(c.label, grants, keys.NewKeyOptions{Principal: c.principal, Mask: mask, Expires: life})
+}
+
+// flagPrefixes checks the values of --allow or --deny as typed and
+// returns them trimmed. Beyond what keys.CheckPrefix refuses, a blank
+// value (an empty shell variable, a stray comma) is refused, since the
+// file would read it as the whole forest, and so is a leading "/", which
+// "$DIR/" with an empty DIR makes of the whole forest too: the whole
+// forest is only ever --all.
+func flagPrefixes(flag string, raw []string) ([]string, error) {
+	out := make([]string, 0, len(raw))
+	for _, p := range raw {
+		t := strings.TrimSpace(p)
+		var why error
+		switch {
+		case t == "" && flag == "--deny":
+			why = errors.New("is empty (an unset shell variable?) and would hide nothing")
+		case t == "":
+			why = errors.New("is empty (an unset shell variable?) and would grant the whole forest")
+		case strings.HasPrefix(t, "/"):
+			why = errors.New(`starts with "/": prefixes are ids from the forest root`)
+		default:
+			why = keys.CheckPrefix(p)
+		}
+		if why != nil {
+			return nil, &vine.Error{Code: vine.ESchema, Message: fmt.Sprintf("%s %q %v", flag, p, why),
+				Hint: "give a branch prefix such as sales/ or ops/runbooks/; grant the whole forest with --all"}
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // parseLifetime reads "90d" (days) or a Go duration ("720h"); 0 is the

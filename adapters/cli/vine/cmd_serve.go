@@ -195,7 +195,7 @@ const (
 )
 
 func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c serveConfig, log *slog.Logger) error {
-	resolver, err := httpKeys(c)
+	resolver, err := httpKeys(c, log)
 	if err != nil {
 		return err
 	}
@@ -274,14 +274,17 @@ func warmForests(ctx context.Context, reg *vine.Registry, log *slog.Logger) {
 }
 
 // httpKeys is how HTTP callers are admitted: by the keys file, or with
-// --open as the local owner.
-func httpKeys(c serveConfig) (keys.Resolver, error) {
+// --open as the local owner. A keys file that does not parse stops the
+// server before it listens, naming the file and the fault: serving with
+// no key, or with some, would hide the mistake. Once serving, the store
+// logs a broken edit to log and keeps the keys it has.
+func httpKeys(c serveConfig, log *slog.Logger) (keys.Resolver, error) {
 	if c.open {
 		return keys.Open, nil
 	}
-	store, err := keys.Load(c.keys)
+	store, err := keys.NewStore(c.keys, &keys.StoreOptions{Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("--keys: %w", err)
+		return nil, fmt.Errorf("--keys: %w; not serving until the file is fixed", err)
 	}
 	return store, nil
 }

@@ -113,6 +113,52 @@ func TestServeRESTBehindKeys(t *testing.T) {
 	assert.Equal(t, exitOK, <-done, log.String())
 }
 
+// TestServeKeepsKeysWhenTheKeysFileBreaks breaks the keys file under a
+// running server: the error is logged naming the file, and the key that
+// worked keeps working instead of every caller getting 401.
+func TestServeKeepsKeysWhenTheKeysFileBreaks(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
+	code, out, stderr := runCLI(t, "", "keys", "add", "--keys", keysFile, "--label", "bot", "--forest", "mare-alta",
+		"--allow", "operations/")
+	require.Equal(t, exitOK, code, stderr)
+	var added struct{ Secret string }
+	require.NoError(t, json.Unmarshal([]byte(out), &added))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--keys", keysFile, "--no-warm"},
+			strings.NewReader(""), io.Discard, &log)
+	}()
+	base := strings.TrimSuffix(waitForURL(t, &log, done), "/mcp")
+	forests := func() int {
+		req, err := http.NewRequest(http.MethodGet, base+"/v1/forests", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+added.Secret)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusOK, forests())
+
+	require.NoError(t, os.WriteFile(keysFile, []byte("keys: [half an edit"), 0o600))
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(log.String(), "keys file not reloaded") && time.Now().Before(deadline) {
+		forests() // a request is what makes the store look at its file
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.Contains(t, log.String(), "level=ERROR msg=\"keys file not reloaded")
+	assert.Contains(t, log.String(), "file="+keysFile)
+	assert.Equal(t, http.StatusOK, forests(), "the keys already loaded stay in force")
+
+	cancel()
+	assert.Equal(t, exitOK, <-done, log.String())
+}
+
 type keyed struct{ key string }
 
 func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {

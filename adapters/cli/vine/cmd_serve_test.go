@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,6 +43,9 @@ func (l *lockedBuffer) String() string {
 
 func TestServeUsage(t *testing.T) {
 	dir, _ := testforest.Fixture(t)
+	broken := filepath.Join(t.TempDir(), "broken.yaml")
+	require.NoError(t, os.WriteFile(broken, []byte("keys:\n  - label: a\n    sha256: "+strings.Repeat("a", 64)+
+		"\n    expires_at: 2099-01-01T00:00:00Z\n    grants: {acme: {allow: [sales/*], caps: [read]}}\n"), 0o600))
 	tests := []struct {
 		name string
 		args []string
@@ -58,6 +62,8 @@ func TestServeUsage(t *testing.T) {
 		{"http with keys and open", []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--open", "--keys", "k.yaml"}, exitUsage, "exactly one of --keys FILE"},
 		{"keys on stdio", []string{"serve", "--forest", dir, "--keys", "k.yaml"}, exitUsage, "--http only"},
 		{"missing keys file", []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--keys", filepath.Join(t.TempDir(), "none.yaml")}, exitFailure, "--keys"},
+		{"keys file that does not parse", []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--keys", broken}, exitFailure,
+			"--keys: " + broken + `: keys file: entry 1 (label "a"): grants.acme.allow "sales/*" is a glob`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
