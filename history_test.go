@@ -277,4 +277,23 @@ func TestScopedHistoryAfterTransplantNamesNoHiddenID(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, full.Entries[0].Message, "people/x -> sales/x", "the owner reads it verbatim")
 	}
+
+	// Every other surface that could carry the old id: look (aliases,
+	// edges), scan (aliases), pick, move and locate by the old id.
+	for _, c := range []struct{ name, args string }{
+		{"look", `{"id": "sales/x"}`},
+		{"scan", `{"parent_id": "sales/_index", "fields": ["id", "aliases", "title"]}`},
+		{"pick", `{"id": "sales/x"}`},
+		{"move", `{"id": "sales/x", "direction": "both"}`},
+		{"locate", `{"query": "people/x"}`},
+	} {
+		res, err := sc.Call(context.Background(), c.name, []byte(c.args))
+		require.NoError(t, err, c.name)
+		raw, err := json.Marshal(res)
+		require.NoError(t, err)
+		assert.NotContains(t, string(raw), "people/", c.name)
+	}
+	d, err := v.Look(context.Background(), "sales/x", LookOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, d.Aliases, "people/x", "the owner still sees the old id as an alias")
 }

@@ -350,6 +350,9 @@ func (v *Vine) digest(ctx context.Context, rec catalog.Record, want lookWant) (*
 	d := &Digest{ID: rec.ID}
 	d.keys.add(dkID)
 	d.passport(rec, want)
+	if sc := scopeOf(ctx); sc.restricted() {
+		d.Aliases = sc.visibleAliases(d.Aliases, rec.MovedFrom)
+	}
 	if err := v.digestEdges(ctx, rec, d, want); err != nil {
 		return nil, err
 	}
@@ -385,7 +388,7 @@ func (d *Digest) passport(rec catalog.Record, want lookWant) {
 		}
 	}
 	// Conditional keys: present only when set (v0.56, v0.57, v0.75).
-	if len(rec.Aliases) > 0 && want.has("aliases") {
+	if len(rec.Aliases) > 0 && want.has("aliases") { // may empty under a policy: still "[]"
 		d.keys.add(dkAliases)
 	}
 	if rec.Origin != "" && want.has("origin") {

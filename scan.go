@@ -455,6 +455,9 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 			if it.Trail != nil {
 				it.Trail = sc.scrub(it.Trail)
 			}
+			if it.Aliases != nil {
+				it.Aliases = sc.visibleAliases(it.Aliases, nil)
+			}
 			if it.Coverage.Parsed { // declared counts include hidden children
 				if it.Coverage.Notes, it.Coverage.Branches, err = v.visibleCoverage(ctx, it.ID); err != nil {
 					return nil, err

@@ -2,9 +2,11 @@ package vine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
@@ -76,6 +78,9 @@ func compilePolicy(p Policy) (*scope, error) {
 		s.caps[c] = true
 	}
 	for _, a := range p.Allow {
+		if err := CheckPrefix(a); err != nil {
+			return nil, envelope.New(envelope.Schema, fmt.Sprintf("policy: allow %q %v", a, err), prefixHint)
+		}
 		n := normPrefix(a)
 		if n == "" {
 			s.whole = true
@@ -83,6 +88,9 @@ func compilePolicy(p Policy) (*scope, error) {
 		s.allow = append(s.allow, n)
 	}
 	for _, d := range p.Deny {
+		if err := CheckPrefix(d); err != nil {
+			return nil, envelope.New(envelope.Schema, fmt.Sprintf("policy: deny %q %v", d, err), prefixHint)
+		}
 		if n := normPrefix(d); n != "" {
 			s.deny = append(s.deny, n)
 		}
@@ -92,6 +100,55 @@ func compilePolicy(p Policy) (*scope, error) {
 	}
 	return s, nil
 }
+
+// CheckPrefix reports why p, an allow or deny prefix of a Policy, would
+// not do what it looks like it does. A policy
+// matches prefixes literally (spec 08 §7.1), so a glob, a relative or
+// traversing path, a backslash or a branch index id matches no node at
+// all, and a blank one grants the whole forest: each is a typo of
+// authority that would otherwise pass in silence.
+//
+// What the policy normalises is accepted: surrounding white space and
+// slashes ("/sales", "sales" and "sales/" are one prefix), and "" (or
+// "/"), the whole forest, which is how a stored policy spells it. Whether
+// the whole forest is allowed where p appears is the caller's question.
+func CheckPrefix(p string) error {
+	t := strings.TrimSpace(p)
+	if t == "" && p != "" {
+		return errors.New("is blank: a blank prefix grants the whole forest, which is spelt \"\"")
+	}
+	switch {
+	case strings.ContainsAny(t, "*?["):
+		return errors.New("is a glob: prefixes match literally, so sales/* matches nothing; write sales/")
+	case strings.ContainsRune(t, '\\'):
+		return errors.New(`has a backslash: ids use "/"`)
+	case strings.ContainsFunc(t, unicode.IsControl):
+		return errors.New("has a control character")
+	}
+	n := strings.Trim(t, "/")
+	if n == "" {
+		return nil
+	}
+	for _, seg := range strings.Split(n, "/") {
+		switch seg {
+		case "":
+			return errors.New(`has an empty segment ("//")`)
+		case ".", "..":
+			return fmt.Errorf("has a %q segment: prefixes are literal ids from the forest root, never relative paths", seg)
+		}
+	}
+	last := n[strings.LastIndexByte(n, '/')+1:]
+	switch {
+	case last == forest.RootIndexID:
+		return fmt.Errorf("ends in %s, an index id: the prefix of a branch is its folder, such as sales/", forest.RootIndexID)
+	case strings.HasSuffix(last, forest.NodeExt):
+		return fmt.Errorf("ends in %s: ids have no extension", forest.NodeExt)
+	}
+	return nil
+}
+
+// prefixHint is the hint of a refused policy prefix.
+const prefixHint = "a prefix is a branch folder from the forest root, such as sales/ or ops/runbooks/; \"\" is the whole forest"
 
 // normPrefix trims, drops a leading "/" and ensures a trailing one, so
 // "projects" never matches "projects-secret/". "" stays "" (whole forest).
@@ -268,6 +325,26 @@ func (s *scope) visible(ids []string) []string {
 // scrub is visible for a trail: the ancestor indexes above the caller's
 // grant are not named (the empty trail stays an empty list).
 func (s *scope) scrub(trail []string) []string { return s.visible(trail) }
+
+// visibleAliases drops the aliases that name an id the policy hides: a
+// transplant records the old id as an alias (C.15), and a redirect must
+// never reveal where a hidden node was. An alias is taken for an id when
+// it is one of the node's former ids or has an id's "/"; other aliases
+// are prose and stay.
+func (s *scope) visibleAliases(aliases, movedFrom []string) []string {
+	if !s.restricted() || len(aliases) == 0 {
+		return aliases
+	}
+	out := make([]string, 0, len(aliases))
+	for _, a := range aliases {
+		id := strings.Trim(strings.TrimSpace(a), "/")
+		if (strings.Contains(id, "/") || slices.Contains(movedFrom, id)) && !s.in(id) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
 
 // visibleEdges keeps the out-edges whose target the policy can see.
 func visibleEdges(s *scope, edges []catalog.Edge) []catalog.Edge {

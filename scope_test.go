@@ -401,3 +401,24 @@ func TestScopedPlantStaysInsideTheGrant(t *testing.T) {
 	_, err := sc.Call(ctx, "plant", []byte(`{"node":{"id":"projects/new-note","parent":"projects/_index","type":"note","title":"New note","summary":"A note planted inside the grant."}}`))
 	require.NoError(t, err, "inside the grant a plant lands")
 }
+
+// TestPolicyRefusesPrefixesThatMisgrant: a prefix that would match
+// nothing, or a blank one that would grant the whole forest, is refused
+// when the policy is compiled, whichever host built it.
+func TestPolicyRefusesPrefixesThatMisgrant(t *testing.T) {
+	good := []string{"", "/", "sales", "sales/", "/sales/", " ops/runbooks/ "}
+	bad := []string{" ", "*", "sales/*", "sal?s/", "[a]/", "./sales", "../", "sales/../people", "a//b",
+		`sales\x`, "sales/_index", "sales/x.md", "sa\x00les/"}
+	dir, _ := testforest.Fixture(t)
+	v := openT(t, dir, &Options{ReadOnly: true})
+	for _, p := range good {
+		_, err := v.Scoped(Policy{Allow: []string{p}, Deny: []string{"x/"}, Caps: []Capability{CapRead}})
+		assert.NoError(t, err, "allow %q", p)
+	}
+	for _, p := range bad {
+		_, err := v.Scoped(Policy{Allow: []string{p}, Caps: []Capability{CapRead}})
+		assert.Equal(t, ESchema, CodeOf(err), "allow %q", p)
+		_, err = v.Scoped(Policy{Allow: []string{""}, Deny: []string{p}, Caps: []Capability{CapRead}})
+		assert.Equal(t, ESchema, CodeOf(err), "deny %q", p)
+	}
+}
