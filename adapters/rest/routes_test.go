@@ -145,9 +145,10 @@ func TestBodies(t *testing.T) {
 	st := newStation(t, nil)
 	ok(t, st.post(keyFull, "coverage", ``)) // empty body = {}
 	for _, c := range []struct{ body, want string }{
-		{`{"query":`, "arguments must be a JSON object"},
+		{`{"query":`, "locate: invalid JSON at offset 9: unexpected end of input"},
+		{`{"query":"tide"}}`, "locate: invalid JSON at offset 16: invalid character '}' after top-level value"},
 		{`["tide"]`, "arguments must be a JSON object, got list"},
-		{`null`, "arguments must be a JSON object"},
+		{`null`, "arguments must be a JSON object, got null"},
 		{`{"query":"tide","bogus":1}`, "unknown parameter 'bogus'"},
 		{`{"query":3}`, "parameter 'query' expects string, got integer"},
 	} {
