@@ -16,8 +16,10 @@ import (
 
 func TestHealthNeedsNoKeyAndNamesNoForest(t *testing.T) {
 	st := newStation(t, func(o *rest.Options) { o.MCP = hostList{"localhost:8800": true} })
-	r := st.do(http.MethodGet, "/v1/health", "", "")
-	require.Equal(t, http.StatusOK, r.status, r.body)
+	foreign := httpRequest(http.MethodGet, "/v1/health")
+	foreign.Host = "evil.example"
+	r := serve(st, foreign)
+	require.Equal(t, http.StatusOK, r.status, "health answers a Host the guard refuses: "+r.body)
 	assert.Empty(t, r.header.Get("Server-Timing"), "health is before authentication")
 	assert.JSONEq(t, `{"status":"ok","mode":"single","writable":true,"version":"9.9.9-test",
 		"forests":{"served":1,"locked":0},"mcp":{"enabled":true,"host_allowed":false},
