@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/jsonerr"
 )
 
 // ParamType is a wire type of the signature table (C.12).
@@ -87,9 +88,7 @@ func DecodeArgs(sig Signature, raw []byte) (Args, error) {
 	var obj map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-			return args, envelope.New(envelope.Schema,
-				fmt.Sprintf("%s: arguments must be a JSON object, got %s", sig.Name, arrived(raw)),
-				"pass an object of named parameters: "+sig.paramNames())
+			return args, notAnObject(sig, raw)
 		}
 	}
 	for _, name := range sortedKeys(obj) {
@@ -125,6 +124,18 @@ func DecodeArgs(sig Signature, raw []byte) (Args, error) {
 		args.raws[p.Name] = rv
 	}
 	return args, nil
+}
+
+// notAnObject refuses arguments that are not one JSON object: malformed
+// text by where it breaks (a decoder's own error would name Go types, and
+// kindOf would call `{"query":` an object), a valid value by its kind.
+func notAnObject(sig Signature, raw []byte) error {
+	hint := "pass an object of named parameters: " + sig.paramNames()
+	if err := jsonerr.Check(raw); err != nil {
+		return envelope.New(envelope.Schema, sig.Name+": "+err.Error(), hint)
+	}
+	return envelope.New(envelope.Schema,
+		fmt.Sprintf("%s: arguments must be a JSON object, got %s", sig.Name, arrived(raw)), hint)
 }
 
 func missing(sig Signature, p Param, isNull bool) error {

@@ -24,7 +24,11 @@ func TestDecodeArgsRefusals(t *testing.T) {
 		wantMsg   []string
 	}{
 		{"not an object", `[1,2]`, []string{"probe: arguments must be a JSON object, got list"}},
-		{"bad json", `{`, []string{"must be a JSON object"}},
+		{"bad json", `{`, []string{"probe: invalid JSON at offset 1: unexpected end of input"}},
+		{"truncated object", `{"id":`, []string{"probe: invalid JSON at offset 6: unexpected end of input"}},
+		{"trailing data", `{"id":"a"} x`, []string{"invalid JSON at offset 11: invalid character 'x' after top-level value"}},
+		{"null", `null`, []string{"probe: arguments must be a JSON object, got null"}},
+		{"string", `"{\"id\":1}"`, []string{"probe: arguments must be a JSON object, got string"}},
 		{"unknown parameter", `{"id":"a","kk":1}`, []string{"unknown parameter 'kk'"}},
 		{"missing required", `{}`, []string{"missing required parameter 'id' (string|string[])"}},
 		{"null required", `{"id":null}`, []string{"required parameter 'id'", "is null"}},
@@ -48,6 +52,7 @@ func TestDecodeArgsRefusals(t *testing.T) {
 			for _, m := range tt.wantMsg {
 				assert.Contains(t, err.Error(), m)
 			}
+			assert.NotRegexp(t, `unmarshal|Go value|json:|JSON object, got object`, err.Error(), "wire words, never the decoder's")
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -135,4 +136,103 @@ func TestHTTPSoftRefusal(t *testing.T) {
 
 	status, _ = post(t, srv.URL+"/mcp/elsewhere", "", initialize, nil)
 	assert.Equal(t, http.StatusNotFound, status, "a bad path under /mcp stays 404")
+}
+
+// goWords are what no answer of the mount may contain: Go types, the
+// SDK's decoder and packages.
+var goWords = regexp.MustCompile(`\*?mcp\.[A-Z]|unmarshal|Go value|Go struct|json: |jsonrpc2|interface \{\}`)
+
+// TestHTTPJSONRPCErrors: every transport failure of the mount is a
+// JSON-RPC error object with a standard code and no Go type name; one
+// whose request id is known is sent with HTTP 200, one without with a
+// 4xx. Malformed JSON, tool arguments included, is "invalid JSON at
+// offset N".
+func TestHTTPJSONRPCErrors(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	srv := httpServer(t, dir, nil)
+	call := func(params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`
+	}
+	tests := []struct {
+		name, method, body string
+		header             map[string]string
+		status             int
+		code               int
+		id                 any // nil: null
+		message            string
+	}{
+		{"bad JSON", "POST", `{"jsonrpc":"2.0",`, nil, 400, -32700, nil, "invalid JSON at offset 17: unexpected end of input"},
+		{"garbage", "POST", `not json`, nil, 400, -32700, nil, "invalid JSON at offset 1: invalid character 'o'"},
+		{"malformed tool arguments", "POST", call(`{"name":"look","arguments":{"id":"concepts/tide",}}`), nil, 400, -32700, nil,
+			"invalid JSON at offset 104: invalid character '}' looking for beginning of object key string"},
+		{"empty body", "POST", ``, nil, 400, -32700, nil, "invalid JSON at offset 0: unexpected end of input"},
+		{"not an object", "POST", `42`, nil, 400, -32600, nil, "got integer"},
+		{"object id", "POST", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, 400, -32600, nil, `"id" must be a string or an integer`},
+		{"old version", "POST", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, 200, -32600, 1.0, `"jsonrpc" must be "2.0"`},
+		{"unknown method", "POST", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, nil, 200, -32601, 9.0, `method not found: "no/such"`},
+		{"withheld method", "POST", `{"jsonrpc":"2.0","id":"p","method":"prompts/list"}`, nil, 200, -32601, "p", "method not found"},
+		{"params a string", "POST", call(`"x"`), nil, 200, -32602, 1.0, `"params" of tools/call must be an object, got string`},
+		{"params a list", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}`, nil, 200, -32602, 1.0, "got list"},
+		{"tool name a number", "POST", call(`{"name":5}`), nil, 200, -32602, 1.0, "params.name of tools/call must be a string, got integer"},
+		{"protocol version a number", "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}}`, nil,
+			200, -32602, 1.0, "params.protocolVersion of initialize must be a string"},
+		{"nested params the SDK refuses", "POST",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":1}}}`,
+			nil, 200, -32602, 1.0, "invalid params"},
+		{"text/plain", "POST", initialize, map[string]string{"Content-Type": "text/plain"}, 415, -32600, nil,
+			`the body's Content-Type is "text/plain"; expected application/json`},
+		{"no Accept", "POST", initialize, map[string]string{"Accept": "text/html"}, 400, -32600, nil, "Accept must contain"},
+		{"GET", "GET", ``, nil, 405, -32600, nil, "Method Not Allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := send(t, tt.method, srv.URL+"/mcp", tt.body, tt.header)
+			assert.Equal(t, tt.status, status, body)
+			assert.NotRegexp(t, goWords, body)
+			var msg struct {
+				JSONRPC string `json:"jsonrpc"`
+				ID      any    `json:"id"`
+				Error   struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(body), &msg), body)
+			assert.Equal(t, "2.0", msg.JSONRPC)
+			assert.Equal(t, tt.id, msg.ID)
+			assert.Equal(t, tt.code, msg.Error.Code)
+			assert.Contains(t, msg.Error.Message, tt.message)
+		})
+	}
+}
+
+// TestHTTPToolArgumentsStayToolResults: arguments that are valid JSON
+// but no object are the engine's refusal, as a tool result (§4.3 r8).
+func TestHTTPToolArgumentsStayToolResults(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	srv := httpServer(t, dir, nil)
+	status, body := send(t, "POST", srv.URL+"/mcp",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"look","arguments":[1]}}`, nil)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Contains(t, body, `"isError":true`)
+	assert.Contains(t, body, `look: arguments must be a JSON object, got list of integer`)
+	assert.NotRegexp(t, goWords, body)
+}
+
+// send is post with any HTTP method.
+func send(t *testing.T, method, url, body string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
 }

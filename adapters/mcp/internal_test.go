@@ -93,31 +93,60 @@ func FuzzSplitForest(f *testing.F) {
 	})
 }
 
-func TestSoftRefusal(t *testing.T) {
+// TestRPCWriter: what the SDK answers is cleaned on its way out. A 404
+// carrying a JSON-RPC error is re-sent as 200, body untouched (§4.4); a
+// plain-text refusal becomes a JSON-RPC error with its status kept; a
+// message quoting Go is replaced by its code's name; everything else
+// passes byte for byte, an event stream as it is written.
+func TestRPCWriter(t *testing.T) {
+	leak := `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"handling 'tools/call': invalid params: unmarshaling \"5\" into a *mcp.CallToolParamsRaw: json: cannot unmarshal"}}`
 	tests := []struct {
-		name       string
-		status     int
-		body       string
-		wantStatus int
+		name, ctype string
+		status      int
+		body        string
+		wantStatus  int
+		wantBody    string // "" = the body untouched
 	}{
-		{"JSON-RPC error 404 becomes 200", 404, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found"}}`, 200},
-		{"plain 404 stays", 404, "404 page not found\n", 404},
-		{"JSON that is not JSON-RPC stays", 404, `{"error":{"code":"E_NOT_FOUND"}}`, 404},
-		{"other statuses pass", 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}`, 400},
-		{"success passes", 200, `{"jsonrpc":"2.0","id":1,"result":{}}`, 200},
+		{"JSON-RPC error 404 becomes 200", "application/json", 404, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found"}}`, 200, ""},
+		{"plain 404 stays 404, as JSON-RPC", "text/plain", 404, "404 page not found\n", 404,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"404 page not found"}}`},
+		{"JSON that is not JSON-RPC stays", "application/json", 404, `{"error":{"code":"E_NOT_FOUND"}}`, 404, ""},
+		{"other statuses pass", "application/json", 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}`, 400, ""},
+		{"success passes", "application/json", 200, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"error\":{}}"}]}}`, 200, ""},
+		{"accepted notification", "", 202, ``, 202, ""},
+		{"plain 405", "text/plain", 405, "Method Not Allowed\n", 405,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Method Not Allowed"}}`},
+		{"plain 400 quoting Go", "text/plain", 400, "malformed payload: unmarshaling jsonrpc message: json: bad\n", 400,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}`},
+		{"plain 500", "text/plain", 500, "failed connection\n", 500,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"failed connection"}}`},
+		{"error quoting Go", "application/json", 200, leak, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params"}}`},
+		{"batch with an error quoting Go", "application/json", 200, `[` + leak + `,{"jsonrpc":"2.0","id":2,"result":{}}]`, 200,
+			`[{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params"}},{"jsonrpc":"2.0","id":2,"result":{}}]`},
+		{"event stream passes", "text/event-stream", 200, "event: message\ndata: {\"jsonrpc\":\"2.0\"}\n\n", 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := softRefusal(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
+			h := rpcMount(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.ctype != "" {
+					w.Header().Set("Content-Type", tt.ctype)
+				}
 				w.WriteHeader(tt.status)
 				w.Write([]byte(tt.body))
 				w.(http.Flusher).Flush()
 			}))
 			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/mcp", nil))
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/mcp", nil))
 			assert.Equal(t, tt.wantStatus, w.Code)
-			assert.Equal(t, tt.body, w.Body.String(), "the body is untouched")
+			want := tt.wantBody
+			if want == "" {
+				want = tt.body
+			}
+			assert.Equal(t, want, w.Body.String())
+			if tt.wantBody != "" {
+				assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
+			}
 		})
 	}
 }

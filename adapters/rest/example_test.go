@@ -42,7 +42,11 @@ func ExampleNew() {
 	api := rest.New(reg, &rest.Options{Keys: principals})
 	defer api.Close()
 
+	// A local client: the default Host allow-list serves localhost, and
+	// a call's body is declared JSON.
 	req := httptest.NewRequest(http.MethodPost, "/v1/forests/harbour/look", strings.NewReader(`{"id":"_index"}`))
+	req.Host = "localhost"
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer mk_demo")
 	w := httptest.NewRecorder()
 	api.ServeHTTP(w, req)
@@ -54,6 +58,8 @@ func ExampleNew() {
 	fmt.Println(w.Code, digest.ID, digest.Title)
 
 	req = httptest.NewRequest(http.MethodPost, "/v1/forests/harbour/plant", strings.NewReader(`{}`))
+	req.Host = "localhost"
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer mk_demo")
 	w = httptest.NewRecorder()
 	api.ServeHTTP(w, req)

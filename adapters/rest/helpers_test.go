@@ -111,10 +111,19 @@ type reply struct {
 	body   string
 }
 
-// do sends one request; key "" sends none.
+// localHost is the Host a local client sends; the default allow-list
+// serves it on any port, where httptest's example.com is refused.
+const localHost = "localhost:8800"
+
+// do sends one request as a local non-browser client would: Host
+// localhost, and a body declared JSON; key "" sends none.
 func (st *station) do(method, target, key, body string) reply {
 	st.t.Helper()
-	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	r := httpRequest(method, target)
+	r.Body, r.ContentLength = ioBody(body), int64(len(body))
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
 	if key != "" {
 		r.Header.Set("Authorization", "Bearer "+key)
 	}
@@ -164,8 +173,11 @@ type hostList map[string]bool
 
 func (h hostList) Allowed(host string) bool { return h[host] }
 
+// httpRequest is a bodiless request from a local client.
 func httpRequest(method, target string) *http.Request {
-	return httptest.NewRequest(method, target, nil)
+	r := httptest.NewRequest(method, target, nil)
+	r.Host = localHost
+	return r
 }
 
 func ioBody(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(s)) }

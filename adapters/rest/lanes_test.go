@@ -40,8 +40,16 @@ func pooled(t testing.TB, k int) (*Server, string) {
 	return s, dir
 }
 
+// localPost is a JSON POST from a local client, past the guard.
+func localPost(target, body string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(body))
+	r.Host = "localhost"
+	r.Header.Set("Content-Type", "application/json")
+	return r
+}
+
 func call(s *Server, name, body string) (int, string) {
-	r := httptest.NewRequest(http.MethodPost, "/v1/forests/mare-alta/"+name, strings.NewReader(body))
+	r := localPost("/v1/forests/mare-alta/"+name, body)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	b, _ := io.ReadAll(w.Result().Body)
@@ -129,7 +137,7 @@ func TestReadersResetAfterReindex(t *testing.T) {
 	node := "---\ntype: concept\ntitle: Undertow\nsummary: The seaward return flow under breaking waves.\n---\n\nBody.\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "concepts", "undertow.md"), []byte(node), 0o644))
 
-	r := httptest.NewRequest(http.MethodPost, "/v1/admin/reindex", strings.NewReader(`{"forest":"mare-alta"}`))
+	r := localPost("/v1/admin/reindex", `{"forest":"mare-alta"}`)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
@@ -166,7 +174,7 @@ func TestForeignWriterStopsWritesNotReads(t *testing.T) {
 
 func TestUnknownForestKeepsNoPool(t *testing.T) {
 	s, _ := pooled(t, 2)
-	r := httptest.NewRequest(http.MethodPost, "/v1/forests/made-up/look", strings.NewReader(`{"id":"x"}`))
+	r := localPost("/v1/forests/made-up/look", `{"id":"x"}`)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	assert.Equal(t, http.StatusNotFound, w.Code)

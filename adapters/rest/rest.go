@@ -13,6 +13,16 @@
 //	GET  /v1/forests/{forest}/jobs[/{job}]      POST …/jobs/{job}/cancel
 //	POST /v1/admin/reindex                      {forest}
 //
+// Before any route, every request but GET /v1/health passes the guard
+// the MCP mount stands behind (Options.AllowedHosts): a Host not allowed
+// is 421 E_HOST_NOT_ALLOWED (DNS rebinding), a browser Origin not allowed
+// is 403 E_FORBIDDEN; and a POST, PUT, PATCH or DELETE whose body is not
+// declared application/json is 415 E_SCHEMA (cross-site forgery: a web
+// page may send form and text bodies anywhere, never JSON without
+// asking). An empty body without Content-Type or Origin still passes, as
+// curl sends it. Health answers any Host: it changes nothing, names no
+// forest, and reports whether this request's Host may use /mcp.
+//
 // Every forest is reached through a vine.Scoped for the caller's policy,
 // so a node (or forest) the caller may not see answers exactly as one
 // that does not exist. Refusals are the envelope
@@ -48,6 +58,13 @@ type Options struct {
 	// Version is the station version of the forests listing and of
 	// health; empty means the installed build's version.
 	Version string
+
+	// AllowedHosts are the Host header values served (a port is part of
+	// the value; "*" turns the Host and Origin checks off, never the
+	// body-type check). Nil means localhost, 127.0.0.1 and [::1] on any
+	// port; an empty non-nil list serves no Host but health. The same
+	// list the MCP mount is given: one guard, one decision.
+	AllowedHosts []string
 
 	// Keys authenticates every request but health by its
 	// Authorization: Bearer (or X-API-Key) header; a request without a
@@ -103,6 +120,7 @@ type Options struct {
 type Server struct {
 	reg     *vine.Registry
 	forests *wire.Forests
+	hosts   *wire.Hosts
 	opt     Options
 	log     *slog.Logger
 	mux     *http.ServeMux
@@ -136,6 +154,10 @@ func New(reg *vine.Registry, opts *Options) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.hosts = wire.LocalHostsAnyPort()
+	if o.AllowedHosts != nil {
+		s.hosts = wire.NewHosts(o.AllowedHosts)
+	}
 	s.lanes = newLanes(reg, o.OpenReader, o.Readers)
 	s.jobs = newJobs()
 	s.served = servedNames()
@@ -144,8 +166,12 @@ func New(reg *vine.Registry, opts *Options) *Server {
 	return s
 }
 
-// ServeHTTP routes a request.
+// ServeHTTP guards a request, then routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if status, e := s.guard(r); e != nil {
+		writeEnvelope(w, status, e)
+		return
+	}
 	if !cleanPath(r.URL.Path) {
 		// ServeMux would redirect to the cleaned path; a path with ".."
 		// or empty segments names no endpoint, and says so.
@@ -165,4 +191,28 @@ func (s *Server) Close() error {
 		err = s.lanes.close()
 	})
 	return err
+}
+
+// guard is what a request must pass before any route, authentication
+// included: the Host and Origin check (health aside), then the body type
+// of a state-changing request. It runs on unknown paths too, so a
+// rebinding page cannot even learn which endpoints exist.
+func (s *Server) guard(r *http.Request) (int, *vine.Error) {
+	if !isHealth(r) {
+		if status, e := s.hosts.Check(r); e != nil {
+			return status, e
+		}
+	}
+	if e := wire.CheckBodyType(r); e != nil {
+		return wire.BodyTypeStatus, e
+	}
+	return 0, nil
+}
+
+// isHealth reports a health probe. It skips the Host guard because it
+// reports mcp.host_allowed for the Host it was sent (spec 08 §5), which
+// a guard in front would make always true, and because it is harmless:
+// counts, never ids, and no state touched. A GET has no body type.
+func isHealth(r *http.Request) bool {
+	return r.URL.Path == "/v1/health" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
 }

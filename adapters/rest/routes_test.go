@@ -16,8 +16,10 @@ import (
 
 func TestHealthNeedsNoKeyAndNamesNoForest(t *testing.T) {
 	st := newStation(t, func(o *rest.Options) { o.MCP = hostList{"localhost:8800": true} })
-	r := st.do(http.MethodGet, "/v1/health", "", "")
-	require.Equal(t, http.StatusOK, r.status, r.body)
+	foreign := httpRequest(http.MethodGet, "/v1/health")
+	foreign.Host = "evil.example"
+	r := serve(st, foreign)
+	require.Equal(t, http.StatusOK, r.status, "health answers a Host the guard refuses: "+r.body)
 	assert.Empty(t, r.header.Get("Server-Timing"), "health is before authentication")
 	assert.JSONEq(t, `{"status":"ok","mode":"single","writable":true,"version":"9.9.9-test",
 		"forests":{"served":1,"locked":0},"mcp":{"enabled":true,"host_allowed":false},
@@ -145,9 +147,10 @@ func TestBodies(t *testing.T) {
 	st := newStation(t, nil)
 	ok(t, st.post(keyFull, "coverage", ``)) // empty body = {}
 	for _, c := range []struct{ body, want string }{
-		{`{"query":`, "arguments must be a JSON object"},
+		{`{"query":`, "locate: invalid JSON at offset 9: unexpected end of input"},
+		{`{"query":"tide"}}`, "locate: invalid JSON at offset 16: invalid character '}' after top-level value"},
 		{`["tide"]`, "arguments must be a JSON object, got list"},
-		{`null`, "arguments must be a JSON object"},
+		{`null`, "arguments must be a JSON object, got null"},
 		{`{"query":"tide","bogus":1}`, "unknown parameter 'bogus'"},
 		{`{"query":3}`, "parameter 'query' expects string, got integer"},
 	} {

@@ -211,7 +211,9 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	warnHosts(log, hosts)
 	opts.AllowedHosts = hosts
 	opts.Keys = resolver
-	ropts := &rest.Options{Keys: resolver, ReadOnly: c.readOnly, MCP: wire.NewHosts(hosts), Logger: log,
+	// REST and MCP share one allow-list: a Host refused on one is refused
+	// on the other, and health reports what /mcp would do.
+	ropts := &rest.Options{AllowedHosts: hosts, Keys: resolver, ReadOnly: c.readOnly, MCP: wire.NewHosts(hosts), Logger: log,
 		IngestRoots: roots, ModelConcurrency: envInt(modelEnv, 8)}
 	if n := envInt(readersEnv, rest.DefaultReaders); n > 0 {
 		ropts.Readers = n

@@ -59,6 +59,7 @@ func TestServeRESTBehindKeys(t *testing.T) {
 	post := func(path, key, body string) (int, http.Header, string) {
 		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
 		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+key)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
@@ -155,6 +156,56 @@ func TestServeKeepsKeysWhenTheKeysFileBreaks(t *testing.T) {
 	assert.Contains(t, log.String(), "file="+keysFile)
 	assert.Equal(t, http.StatusOK, forests(), "the keys already loaded stay in force")
 
+	cancel()
+	assert.Equal(t, exitOK, <-done, log.String())
+}
+
+// TestServeRESTGuard starts vine serve --http --open --allow-host and
+// checks that REST stands behind the same guard as MCP: the cross-site
+// plant and the rebinding read of the finding are refused, and health
+// still answers a foreign Host.
+func TestServeRESTGuard(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--forest", dir, "--http", "127.0.0.1:0", "--open", "--allow-host", "kb.example.org", "--no-warm"},
+			strings.NewReader(""), io.Discard, &log)
+	}()
+	base := strings.TrimSuffix(waitForURL(t, &log, done), "/mcp")
+	send := func(method, path, host string, header map[string]string, body string) (int, string) {
+		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Host = host
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	plant := `{"node":{"id":"concepts/csrf","type":"concept","title":"C","summary":"Planted cross-site.","parent":"concepts/_index"}}`
+	testforest.Unchanged(t, dir, func() {
+		status, body := send("POST", "/v1/forests/mare-alta/plant", "kb.example.org",
+			map[string]string{"Origin": "http://evil.example", "Content-Type": "text/plain"}, plant)
+		assert.Equal(t, http.StatusForbidden, status, body)
+		status, body = send("POST", "/v1/forests/mare-alta/plant", "kb.example.org", map[string]string{"Content-Type": "text/plain"}, plant)
+		assert.Equal(t, http.StatusUnsupportedMediaType, status, body)
+		status, body = send("POST", "/v1/forests/mare-alta/look", "evil.example",
+			map[string]string{"Content-Type": "application/json"}, `{"id":"concepts/tide"}`)
+		assert.Equal(t, http.StatusMisdirectedRequest, status)
+		assert.NotContains(t, body, "Tide")
+	})
+	status, body := send("GET", "/v1/health", "evil.example", nil, "")
+	assert.Equal(t, http.StatusOK, status, body)
+	assert.Contains(t, body, `"mcp":{"enabled":true,"host_allowed":false}`)
+	status, body = send("POST", "/v1/forests/mare-alta/look", "kb.example.org",
+		map[string]string{"Origin": "https://kb.example.org", "Content-Type": "application/json; charset=utf-8"}, `{"id":"concepts/tide"}`)
+	assert.Equal(t, http.StatusOK, status, body)
 	cancel()
 	assert.Equal(t, exitOK, <-done, log.String())
 }

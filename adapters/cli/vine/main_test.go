@@ -68,6 +68,17 @@ func TestCallPrintsResultOrEnvelope(t *testing.T) {
 	assert.Contains(t, out, `"code":"E_SCHEMA"`)
 	assert.Contains(t, out, "bogus")
 
+	for _, c := range []struct{ args, want string }{
+		{`{"dry_run": true, "node":`, "plant: invalid JSON at offset 25: unexpected end of input"},
+		{`{"dry_run": tru}`, "plant: invalid JSON at offset 15: invalid character '}' in literal true (expecting 'e')"},
+		{`[{"dry_run": true}]`, "plant: arguments must be a JSON object, got list of object"},
+	} {
+		code, out, _ = runCLI(t, "", "call", "plant", "--forest", dir, c.args)
+		assert.Equal(t, exitFailure, code)
+		assert.Contains(t, out, `"code":"E_SCHEMA"`)
+		assert.Contains(t, out, c.want)
+	}
+
 	code, out, _ = runCLI(t, "", "call", "teleport", "--forest", dir, `{}`)
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, out, `"code":"E_NOT_FOUND"`)

@@ -11,7 +11,7 @@ import (
 )
 
 // HostNotAllowed is the code of a request the Host allow-list refused
-// (HTTP 421, MCP mount only).
+// (HTTP 421, on the MCP mount and the REST surface alike).
 const HostNotAllowed vine.Code = "E_HOST_NOT_ALLOWED"
 
 // HostsEnv is the environment variable naming the allowed Host values, a
@@ -139,22 +139,30 @@ func stripPort(host string) string {
 	return host
 }
 
-// Guard refuses requests whose Host is not allowed with 421 and the
-// envelope E_HOST_NOT_ALLOWED quoting the Host sent, and requests from a
-// browser Origin that is not allowed with 403 E_FORBIDDEN. The check
-// never relaxes; the body only says why, and never lists what is allowed.
+// Guard refuses what Check refuses, before next sees the request.
 func (h *Hosts) Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.Allowed(r.Host) {
-			writeRefusal(w, http.StatusMisdirectedRequest, hostRefusal(r.Host))
-			return
-		}
-		if origin := r.Header.Get("Origin"); !h.OriginAllowed(origin) {
-			writeRefusal(w, http.StatusForbidden, originRefusal(origin))
+		if status, e := h.Check(r); e != nil {
+			WriteRefusal(w, status, e)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Check is the guard's decision on r, whatever its method: a Host not
+// allowed is 421 with the envelope E_HOST_NOT_ALLOWED quoting the Host
+// sent, a browser Origin not allowed is 403 E_FORBIDDEN; nil means r may
+// pass. The check never relaxes; the refusal only says why, and never
+// lists what is allowed.
+func (h *Hosts) Check(r *http.Request) (int, *vine.Error) {
+	if !h.Allowed(r.Host) {
+		return http.StatusMisdirectedRequest, hostRefusal(r.Host)
+	}
+	if origin := r.Header.Get("Origin"); !h.OriginAllowed(origin) {
+		return http.StatusForbidden, originRefusal(origin)
+	}
+	return 0, nil
 }
 
 const hostsHint = "the server's operator lists accepted Host values in " + HostsEnv +
@@ -183,7 +191,9 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-func writeRefusal(w http.ResponseWriter, status int, e *vine.Error) {
+// WriteRefusal sends e as the envelope with status, marked JSON and not
+// to be sniffed.
+func WriteRefusal(w http.ResponseWriter, status int, e *vine.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

@@ -1,7 +1,8 @@
 // Package wire is what the transport adapters (MCP, REST) share about
 // putting the engine on the wire: tool input schemas derived from the one
 // signature table, tool descriptions, the compact result encoding, the
-// forests listing and the Host allow-list. Deriving these in one place is
+// forests listing, and the guards of an HTTP mount (the Host and Origin
+// allow-list, the JSON body type). Deriving these in one place is
 // what keeps the surfaces contract-identical.
 package wire
 
