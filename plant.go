@@ -11,6 +11,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/journal"
 	"github.com/monkeyllm/vine/internal/trust"
 	"github.com/monkeyllm/vine/payload"
 )
@@ -457,6 +458,11 @@ func rerenderIndex(n *forest.Node, today string) {
 // passports), then every touched node, in one commit.
 func (p *plan) apply(ctx context.Context, t *txn, subject string) (string, error) {
 	for _, b := range p.births {
+		name, _ := payloadName(b.spec)
+		if err := t.note(journal.Born, lexicalPayloadRel(b.spec.ID, name), ""); err != nil {
+			p.v.unbear(p.births)
+			return "", err
+		}
 		if err := p.v.bear(ctx, b); err != nil {
 			p.v.unbear(p.births)
 			return "", err

@@ -259,6 +259,7 @@ func (p *pruning) commit(ctx context.Context, t *txn) (*PruneResult, error) {
 		return nil, err
 	}
 	t.remove(p.n.ID)
+	p.moves.t = t
 	for _, b := range p.buried {
 		move := p.moves.move
 		if b.payload {

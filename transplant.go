@@ -239,6 +239,7 @@ func (tp *transplanting) commit(ctx context.Context, t *txn) (*TransplantResult,
 		return nil, err
 	}
 	t.remove(tp.old.ID)
+	tp.moves.t = t
 	if tp.payload[0] != "" {
 		if err := tp.moves.moveWithSidecars(tp.payload[0], tp.payload[1]); err != nil {
 			return nil, errors.Join(err, tp.moves.undo())

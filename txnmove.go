@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/journal"
 )
 
 // fileMoves carries the files outside git that travel with a write
@@ -18,6 +19,7 @@ import (
 // is recorded and undone, newest first, when the write fails before its
 // commit lands.
 type fileMoves struct {
+	t    *txn // notes each move in the intent log; set before the first
 	done []fileMove
 }
 
@@ -36,6 +38,9 @@ func (m *fileMoves) move(from, to string) error {
 	}
 	dir := filepath.Dir(to)
 	made := firstMissing(dir)
+	if err := m.noteMove(from, to, made); err != nil {
+		return err
+	}
 	if made != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -49,6 +54,24 @@ func (m *fileMoves) move(from, to string) error {
 	}
 	m.done = append(m.done, fileMove{from: from, to: to, madeDir: made})
 	return nil
+}
+
+// noteMove notes a move, and the folder it creates, in the intent log.
+func (m *fileMoves) noteMove(from, to, made string) error {
+	if m.t == nil {
+		return nil
+	}
+	root := m.t.v.root.Dir()
+	rel := func(p string) string {
+		r, _ := filepath.Rel(root, p)
+		return filepath.ToSlash(r)
+	}
+	if made != "" {
+		if err := m.t.note(journal.Dir, rel(made), ""); err != nil {
+			return err
+		}
+	}
+	return m.t.note(journal.Move, rel(from), rel(to))
 }
 
 // undo moves every file back to where it was.

@@ -26,6 +26,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/journal"
 	"github.com/monkeyllm/vine/payload"
 	"github.com/monkeyllm/vine/trails"
 )
@@ -101,6 +102,9 @@ type Vine struct {
 	cat     *catalog.Catalog
 	repo    *gitops.Repo // nil when read-only
 	lock    *forest.Lock // nil when read-only
+	journal *journal.Log // the writer's intent log; nil when read-only
+
+	recovery *Recovery // what Open repaired, nil when nothing
 
 	stmts      stmtCache       // prepared reads, per query text
 	background sync.WaitGroup  // derived-layer writes after an answer (sniff memo)
@@ -164,6 +168,7 @@ func (v *Vine) open(ctx context.Context) error {
 				"open it read-only, or re-create it with Init").With("detail", err.Error())
 		}
 		v.repo = repo
+		v.journal = journal.New(repo.GitDir())
 	}
 	v.loadDialect()
 	if err := os.MkdirAll(filepath.Join(v.root.Dir(), forest.DerivedDir), 0o755); err != nil {
@@ -178,6 +183,11 @@ func (v *Vine) open(ctx context.Context) error {
 	}
 	v.cat = cat
 	v.canopy.attach(cat)
+	if v.journal != nil {
+		if v.recovery, err = v.recoverWrite(ctx, true); err != nil {
+			return err
+		}
+	}
 	empty, err := cat.Empty(ctx)
 	if err != nil {
 		return err

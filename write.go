@@ -11,6 +11,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/journal"
 )
 
 // WithPrincipal returns a context whose writes carry the commit trailer
@@ -24,11 +25,17 @@ func WithPrincipal(ctx context.Context, principal string) context.Context {
 // none does. Files are staged in memory, written by rename, and restored
 // (or removed, with directories the write created) if anything fails
 // before the commit is made.
+//
+// Before it touches a file, a txn notes the change in the forest's intent
+// log (internal/journal), so that a writer killed half-way is repaired by
+// the next one (recoverWrite).
 type txn struct {
-	v       *Vine
-	puts    []*forest.Node
-	removes []string // node ids
-	done    []undo
+	v         *Vine
+	op        string
+	puts      []*forest.Node
+	removes   []string // node ids
+	done      []undo
+	committed bool // the commit landed
 }
 
 type undo struct {
@@ -38,12 +45,64 @@ type undo struct {
 }
 
 // beginWrite takes the writer mutex; the returned release must be called.
+// Release settles the intent log: a committed write ends it, and a write
+// that did not commit is put back by the same repair a crash would get, so
+// nothing it began outlives it, whatever path its failure took.
 func (v *Vine) beginWrite(op string) (*txn, func(), error) {
 	if err := v.writable(op); err != nil {
 		return nil, nil, err
 	}
 	v.wmu.Lock()
-	return &txn{v: v}, v.wmu.Unlock, nil
+	t := &txn{v: v, op: op}
+	return t, func() {
+		t.settle()
+		v.wmu.Unlock()
+	}, nil
+}
+
+// note writes one intent record, beginning the log on the first.
+func (t *txn) note(kind journal.Kind, rel, to string) error {
+	j := t.v.journal
+	if !j.Active() {
+		base, err := t.v.repo.Head()
+		if err != nil {
+			return err
+		}
+		if err := j.Begin(t.op, base); err != nil {
+			return err
+		}
+	}
+	return j.Note(journal.Record{Kind: kind, Path: rel, To: to})
+}
+
+// noteFile notes a change to an absolute path inside the forest.
+func (t *txn) noteFile(kind journal.Kind, abs string) error {
+	rel, err := filepath.Rel(t.v.root.Dir(), abs)
+	if err != nil {
+		return err
+	}
+	return t.note(kind, filepath.ToSlash(rel), "")
+}
+
+// settle ends the intent log of a finished write. A write that did not
+// commit has usually undone itself; the repair makes sure of it.
+func (t *txn) settle() {
+	j := t.v.journal
+	if j == nil || !j.Active() {
+		return
+	}
+	if t.committed {
+		if err := j.End(); err != nil {
+			t.v.log.Error("intent log not ended; the next open settles it", "err", err)
+		}
+		return
+	}
+	if err := j.Close(); err != nil {
+		t.v.log.Error("intent log not closed", "err", err)
+	}
+	if _, err := t.v.recoverWrite(context.Background(), false); err != nil {
+		t.v.log.Error("a failed write could not be fully undone; the next open retries", "op", t.op, "err", err)
+	}
 }
 
 // put stages a node write after proving the bytes read back: a write must
@@ -85,6 +144,7 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 	if err != nil {
 		return "", errors.Join(err, t.rollback())
 	}
+	t.committed = true
 	t.syncCatalog(ctx)
 	return sha, nil
 }
@@ -124,10 +184,16 @@ func (t *txn) writeFile(n *forest.Node) error {
 	}
 	dir := filepath.Dir(path)
 	if top := firstMissing(dir); top != "" {
+		if err := t.noteFile(journal.Dir, top); err != nil {
+			return err
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 		u.madeDir = top
+	}
+	if err := t.noteFile(journal.Put, path); err != nil {
+		return err
 	}
 	t.done = append(t.done, u)
 	return writeAtomic(path, n.Bytes())
@@ -140,6 +206,9 @@ func (t *txn) deleteFile(id string) error {
 	}
 	prev, err := os.ReadFile(path)
 	if err != nil {
+		return err
+	}
+	if err := t.noteFile(journal.Remove, path); err != nil {
 		return err
 	}
 	t.done = append(t.done, undo{path: path, prev: prev})
@@ -164,10 +233,13 @@ func (t *txn) rollback() error {
 	return errors.Join(errs...)
 }
 
+// tempPattern names writeAtomic's temporary files; a repair sweeps them.
+const tempPattern = ".vine-*.tmp"
+
 // writeAtomic replaces path with data through a temporary file and a
 // rename, so a reader never sees half a file.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".vine-*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern)
 	if err != nil {
 		return err
 	}

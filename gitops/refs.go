@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -57,9 +58,13 @@ type lockFile struct {
 func acquire(fs billy.Filesystem, name string) (*lockFile, error) {
 	f, err := fs.OpenFile(name+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if errors.Is(err, os.ErrExist) {
+		age := ""
+		if fi, serr := fs.Stat(name + ".lock"); serr == nil {
+			age = fmt.Sprintf(" (made %s ago)", time.Since(fi.ModTime()).Round(time.Second))
+		}
 		return nil, refuse(ErrLocked, envelope.Locked,
-			fmt.Sprintf("the forest's git repository is locked: %s.lock exists, so another git process is writing %s", name, name),
-			"retry once that git process has finished; the engine never overrides a git lock")
+			fmt.Sprintf("the forest's git repository is locked: %s.lock exists%s, so a git process is writing %s, or one died while writing it", name, age, name),
+			"retry once that git process has finished; if no git command is running on this forest, the lock is orphaned: remove .git/"+name+".lock (the engine never overrides a git lock it did not make)")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("gitops: lock %s: %w", name, err)
