@@ -447,7 +447,7 @@ func (v *Vine) inlineFileBody(id string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	data, err := os.ReadFile(p)
+	data, err := forest.ReadFile(p)
 	if err != nil {
 		return "", false
 	}

@@ -287,7 +287,7 @@ func (v *Vine) mentionsEntry(indexID, id string) bool {
 	if err != nil {
 		return true
 	}
-	data, err := os.ReadFile(p)
+	data, err := forest.ReadFile(p)
 	if err != nil {
 		return !isNotExist(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -261,7 +260,7 @@ func (v *Vine) inlineBody(rec catalog.Record) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	data, err := os.ReadFile(p)
+	data, err := forest.ReadFile(p)
 	if err != nil {
 		return "", false
 	}
@@ -305,7 +304,7 @@ func (v *Vine) BackedBody(n *forest.Node) (string, error) {
 // cachedBody reads _derived/bodies/<id>.md.
 func (v *Vine) cachedBody(id string) (string, error) {
 	p := filepath.Join(v.root.Dir(), forest.DerivedDir, "bodies", filepath.FromSlash(id)+forest.NodeExt)
-	data, err := os.ReadFile(p)
+	data, err := forest.ReadFile(p)
 	if err != nil {
 		return "", envelope.New(envelope.NotFound,
 			"body not reachable: "+id+" (content: cached)",
@@ -340,7 +339,7 @@ func (v *Vine) referenceBody(id, sourcePath string) (string, error) {
 		strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", unreachable
 	}
-	data, err := os.ReadFile(real)
+	data, err := forest.ReadFile(real)
 	if err != nil {
 		return "", unreachable
 	}
@@ -350,7 +349,7 @@ func (v *Vine) referenceBody(id, sourcePath string) (string, error) {
 // sourceRoot is source_root from _meta/gardener.yaml, absolute; "" when
 // unset. A relative root is taken relative to the forest.
 func (v *Vine) sourceRoot() string {
-	data, err := os.ReadFile(filepath.Join(v.root.Dir(), forest.MetaDir, "gardener.yaml"))
+	data, err := forest.ReadFile(filepath.Join(v.root.Dir(), forest.MetaDir, "gardener.yaml"))
 	if err != nil {
 		return ""
 	}

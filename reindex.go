@@ -3,7 +3,6 @@ package vine
 import (
 	"context"
 	"iter"
-	"os"
 	"runtime"
 	"sync"
 
@@ -181,7 +180,7 @@ func parseFiles(files []walkedFile, fold bool) []parsedFile {
 }
 
 func parseFile(id, path string) (*forest.Node, error) {
-	data, err := os.ReadFile(path)
+	data, err := forest.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

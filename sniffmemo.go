@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -415,7 +414,7 @@ func (v *Vine) sniffBody(id string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	data, err := os.ReadFile(p)
+	data, err := forest.ReadFile(p)
 	if err != nil {
 		return "", false
 	}

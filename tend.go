@@ -3,7 +3,6 @@ package vine
 import (
 	"bytes"
 	"context"
-	"os"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -80,7 +79,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 	if err != nil {
 		return nil, err
 	}
-	before, err := os.ReadFile(passport)
+	before, err := forest.ReadFile(passport)
 	if err != nil {
 		return nil, notFound(rec.ID)
 	}

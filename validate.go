@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/monkeyllm/vine/canopy"
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 )
 
@@ -37,7 +37,7 @@ type Report struct {
 // payload whose bytes no longer match payload_hash are warnings. It reads
 // files only and changes nothing.
 func (v *Vine) Validate(ctx context.Context) (*Report, error) {
-	nodes, rep, err := v.readAll(ctx)
+	nodes, blobs, rep, err := v.readAll(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +53,13 @@ func (v *Vine) Validate(ctx context.Context) (*Report, error) {
 		v.lintNode(rep, n, d, ids)
 	}
 	rep.Nodes = len(nodes) + countUnreadable(rep)
+	v.lintListings(rep, nodes, ids)
+	if err := v.lintHead(rep, blobs); err != nil {
+		return nil, err
+	}
+	if err := v.lintCatalog(ctx, rep, blobs); err != nil {
+		return nil, err
+	}
 	v.lintCanopy(ctx, rep)
 	return rep, nil
 }
@@ -71,14 +78,23 @@ func (v *Vine) lintCanopy(ctx context.Context, rep *Report) {
 }
 
 // readAll parses every node file; unreadable ones become error findings.
-func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, *Report, error) {
+// blobs maps each node file walked (forest-relative path) to its git blob
+// hash, for the comparison with HEAD.
+func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, map[string]string, *Report, error) {
 	rep := &Report{Findings: []Finding{}}
 	var nodes []*forest.Node
+	blobs := map[string]string{}
 	skipped, err := v.root.Walk(func(id, p string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := parseFile(id, p)
+		data, err := forest.ReadFile(p)
+		if err != nil {
+			rep.add(id, "error", "unreadable: "+message(err))
+			return nil
+		}
+		blobs[id+forest.NodeExt] = gitops.BlobHash(data)
+		n, err := forest.Parse(id, data)
 		if err != nil {
 			rep.add(id, "error", "unreadable: "+message(err))
 			return nil
@@ -87,12 +103,12 @@ func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, *Report, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, s := range skipped {
 		rep.add(strings.TrimSuffix(s.Path, ".md"), "error", "skipped: "+s.Reason)
 	}
-	return nodes, rep, nil
+	return nodes, blobs, rep, nil
 }
 
 func (v *Vine) lintNode(rep *Report, n *forest.Node, d *forest.Dialect, ids map[string]bool) {
@@ -158,7 +174,7 @@ func (v *Vine) lintPayload(rep *Report, n *forest.Node) {
 		return
 	}
 	p := pf.Abs
-	f, err := os.Open(p)
+	f, err := forest.OpenRegular(p)
 	if err != nil {
 		rep.add(n.ID, "error", "payload missing: "+name)
 		return

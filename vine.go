@@ -221,7 +221,7 @@ func (v *Vine) readNode(id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := forest.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

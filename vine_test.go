@@ -227,5 +227,6 @@ func TestValidateFindsBrokenLinksDriftAndMissingPayloads(t *testing.T) {
 	assert.True(t, has("concepts/tide", "warning", "concepts/nowhere"), "%+v", rep.Findings)
 	assert.True(t, has(man.Dataset, "warning", "payload_hash drift"), "%+v", rep.Findings)
 	assert.True(t, has(man.Media, "error", "payload missing"), "%+v", rep.Findings)
-	assert.Equal(t, 1, rep.Errors)
+	assert.True(t, has("concepts/tide", "error", "changed since the last commit"), "a hand edit no commit holds")
+	assert.Equal(t, 2, rep.Errors)
 }

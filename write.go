@@ -179,7 +179,7 @@ func (t *txn) writeFile(n *forest.Node) error {
 		return err
 	}
 	u := undo{path: path}
-	if prev, err := os.ReadFile(path); err == nil {
+	if prev, err := forest.ReadFile(path); err == nil {
 		u.prev = prev
 	}
 	dir := filepath.Dir(path)
@@ -204,7 +204,7 @@ func (t *txn) deleteFile(id string) error {
 	if err != nil {
 		return err
 	}
-	prev, err := os.ReadFile(path)
+	prev, err := forest.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -402,6 +402,25 @@ func scanStats(row *sql.Row) (Stats, error) {
 	return st, err
 }
 
+// IDs lists the id of every node row, in byte order: what validate
+// compares with the files on disk.
+func (c *Catalog) IDs(ctx context.Context) ([]string, error) {
+	rows, err := c.reader.QueryContext(ctx, `SELECT id FROM nodes ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: ids: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("catalog: ids: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 // Empty reports whether the catalog has no node rows: on open, an empty
 // catalog calls for a full reindex (C.6.1).
 func (c *Catalog) Empty(ctx context.Context) (bool, error) {

@@ -22,6 +22,8 @@ const (
 	SkipSymlinkExcluded = "symlink into a directory that holds no nodes"
 	SkipUnreadableDir   = "unreadable directory"
 	SkipBadID           = "file name cannot be an id"
+	SkipNotRegular      = "not a regular file (a FIFO, device or socket named like a node)"
+	SkipDirNamedNode    = "a directory named like a node file"
 )
 
 // Walk calls fn for every node file of the forest, in sorted order: each
@@ -90,10 +92,16 @@ func (w *walker) entry(e fs.DirEntry, path, real, rel string, chain []string) er
 		if IsExcludedDir(e.Name()) {
 			return nil
 		}
+		if strings.HasSuffix(rel, NodeExt) {
+			w.skip(rel, SkipDirNamedNode) // its files are walked; the name is still a mistake
+		}
 		return w.dir(path, real, rel, chain)
 	}
 	if mode.IsRegular() {
 		return w.file(path, rel)
+	}
+	if strings.HasSuffix(rel, NodeExt) {
+		w.skip(rel, SkipNotRegular)
 	}
 	return nil
 }
@@ -113,7 +121,11 @@ func (w *walker) link(path, rel string, chain []string) error {
 		}
 		return nil
 	}
-	if !fi.IsDir() && (!isNode || !fi.Mode().IsRegular()) {
+	if !fi.IsDir() && !isNode {
+		return nil
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		w.skip(rel, SkipNotRegular)
 		return nil
 	}
 	if fi.IsDir() && IsExcludedDir(filepath.Base(path)) {

@@ -101,3 +101,38 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 	}
 	return done, nil
 }
+
+// HeadFiles lists the files of HEAD's tree, path to git blob hash (hex),
+// for a comparison with the worktree; empty while the branch is unborn.
+func (r *Repo) HeadFiles() (map[string]string, error) {
+	st := r.reader()
+	h, err := headHash(st)
+	if err != nil {
+		return nil, fmt.Errorf("gitops: head: %w", err)
+	}
+	out := map[string]string{}
+	if h.IsZero() {
+		return out, nil
+	}
+	c, err := object.GetCommit(st, h)
+	if err != nil {
+		return nil, fmt.Errorf("gitops: read HEAD: %w", err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("gitops: read HEAD's tree: %w", err)
+	}
+	err = tree.Files().ForEach(func(f *object.File) error {
+		out[f.Name] = f.Hash.String()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gitops: list HEAD's tree: %w", err)
+	}
+	return out, nil
+}
+
+// BlobHash is the hash git gives a file holding data (hex).
+func BlobHash(data []byte) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, data).String()
+}

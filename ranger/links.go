@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/monkeyllm/vine"
@@ -223,7 +222,7 @@ func proposalIDs(props []proposal) []string {
 
 // readNode parses one node file; ok is false when it cannot be read.
 func readNode(id, path string) (*forest.Node, bool) {
-	data, err := os.ReadFile(path)
+	data, err := forest.ReadFile(path)
 	if err != nil {
 		return nil, false
 	}
