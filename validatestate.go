@@ -118,4 +118,3 @@ func (v *Vine) lintCatalog(ctx context.Context, rep *Report, blobs map[string]st
 	}
 	return nil
 }
-
