@@ -39,15 +39,19 @@ type Recovery struct {
 	Actions []string `json:"actions"`
 }
 
-// Recovered is the repair the writable Open of v made, nil when the
-// forest needed none.
-func (v *Vine) Recovered() *Recovery { return v.recovery }
+// Recovered is the last repair v made of a write another writer left
+// half-done (when it opened, or before one of its writes), nil when the
+// forest never needed one.
+func (v *Vine) Recovered() *Recovery { return v.recovery.Load() }
 
 // recoverWrite repairs the write a dead writer left, if any. It runs with
 // the writer lock held and before any write of this Vine; crashed is set
 // when that writer was another process (Open), whose git lock files are
 // settled too. A failed write of this process (settle) released its own.
 func (v *Vine) recoverWrite(ctx context.Context, crashed bool) (*Recovery, error) {
+	if v.journal == nil {
+		return nil, nil
+	}
 	recs, began, err := v.journal.Pending()
 	if err != nil {
 		// Nothing says what the log describes; keep it for a person and

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/forest"
 )
 
 func TestRegistryModeServesChildForests(t *testing.T) {
@@ -79,11 +82,11 @@ func TestRegistryListsForeignWriterAsLocked(t *testing.T) {
 	root := t.TempDir()
 	_, err := Init(ctx, filepath.Join(root, "held"), "Held", nil)
 	require.NoError(t, err)
-	holder, err := Open(ctx, filepath.Join(root, "held"), nil)
+	holder, err := forest.AcquireLock(filepath.Join(root, "held"))
 	require.NoError(t, err)
-	defer holder.Close()
+	defer holder.Release()
 
-	reg, err := NewRegistry(root, nil)
+	reg, err := NewRegistry(root, &Options{LockWait: 50 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(func() { reg.Close() })
 	assert.Equal(t, []ForestEntry{{ID: "held", Locked: true}}, reg.List().Forests)

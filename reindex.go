@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/monkeyllm/vine/catalog"
@@ -26,7 +27,71 @@ type ReindexResult struct {
 // Files are read and parsed on every processor ahead of the catalog
 // writer, which takes them in walk order: the catalog comes out the same
 // as a one-goroutine rebuild would write it, rowids included.
+//
+// Reindex does not hold the writer lock while it reads: other processes
+// keep writing. Once the catalog is rebuilt it takes the lock briefly and
+// indexes again every node file a commit changed meanwhile, so a write
+// that landed during the rebuild is never lost from the catalog.
 func (v *Vine) Reindex(ctx context.Context) (*ReindexResult, error) {
+	before := v.headFiles()
+	res, err := v.rebuild(ctx)
+	if err != nil || before == nil || v.readOnly {
+		return res, err
+	}
+	return res, v.catchUp(ctx, before)
+}
+
+// headFiles lists HEAD's files, nil when there is no repository to ask.
+func (v *Vine) headFiles() map[string]string {
+	repo, err := v.gitRepo()
+	if err != nil {
+		return nil
+	}
+	files, err := repo.HeadFiles()
+	if err != nil {
+		return nil
+	}
+	return files
+}
+
+// catchUp indexes again, under the writer lock, the node files whose
+// committed content changed since before was listed.
+func (v *Vine) catchUp(ctx context.Context, before map[string]string) error {
+	lock, err := v.lockForest(ctx)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	after := v.headFiles()
+	var puts []catalog.Record
+	var dels []string
+	for p, h := range after {
+		if before[p] == h || !strings.HasSuffix(p, forest.NodeExt) {
+			continue
+		}
+		id := strings.TrimSuffix(p, forest.NodeExt)
+		if n, err := v.readNode(id); err == nil {
+			puts = append(puts, recordOf(n))
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok && strings.HasSuffix(p, forest.NodeExt) {
+			dels = append(dels, strings.TrimSuffix(p, forest.NodeExt))
+		}
+	}
+	if len(puts) > 0 {
+		if err := v.cat.Upsert(ctx, puts...); err != nil {
+			return err
+		}
+	}
+	if len(dels) > 0 {
+		return v.cat.Delete(ctx, dels...)
+	}
+	return nil
+}
+
+// rebuild is the rebuild of the catalog from the files.
+func (v *Vine) rebuild(ctx context.Context) (*ReindexResult, error) {
 	var files []walkedFile
 	skipped, err := v.root.Walk(func(id, path string) error {
 		files = append(files, walkedFile{id, path})

@@ -79,7 +79,8 @@ func (v *Vine) lintCanopy(ctx context.Context, rep *Report) {
 
 // readAll parses every node file; unreadable ones become error findings.
 // blobs maps each node file walked (forest-relative path) to its git blob
-// hash, for the comparison with HEAD.
+// hash, for the comparison with HEAD; "" for a file already reported as
+// unreadable, which is no node to compare.
 func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, map[string]string, *Report, error) {
 	rep := &Report{Findings: []Finding{}}
 	var nodes []*forest.Node
@@ -93,12 +94,13 @@ func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, map[string]string, 
 			rep.add(id, "error", "unreadable: "+message(err))
 			return nil
 		}
-		blobs[id+forest.NodeExt] = gitops.BlobHash(data)
 		n, err := forest.Parse(id, data)
 		if err != nil {
 			rep.add(id, "error", "unreadable: "+message(err))
+			blobs[id+forest.NodeExt] = "" // reported; no node to compare
 			return nil
 		}
+		blobs[id+forest.NodeExt] = gitops.BlobHash(data)
 		nodes = append(nodes, n)
 		return nil
 	})

@@ -80,6 +80,7 @@ func (v *Vine) lintHead(rep *Report, blobs map[string]string) error {
 	for _, p := range slices.Sorted(maps.Keys(blobs)) {
 		id := strings.TrimSuffix(p, forest.NodeExt)
 		switch want, ok := head[p]; {
+		case blobs[p] == "":
 		case !ok:
 			rep.add(id, "error", "no commit holds this node file: plant it through the engine, or remove it")
 		case want != blobs[p]:
@@ -112,7 +113,7 @@ func (v *Vine) lintCatalog(ctx context.Context, rep *Report, blobs map[string]st
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(blobs)) {
-		if id := strings.TrimSuffix(p, forest.NodeExt); !inCatalog[id] {
+		if id := strings.TrimSuffix(p, forest.NodeExt); !inCatalog[id] && blobs[p] != "" {
 			rep.add(id, "error", "this node file is not in the catalog: run reindex")
 		}
 	}

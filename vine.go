@@ -34,9 +34,17 @@ import (
 // Options configure Open and Init. The zero value opens a writable forest
 // with the host clock.
 type Options struct {
-	// ReadOnly opens without the writer lock; every write answers
-	// E_READONLY. Any number of read-only Vines may sit beside the writer.
+	// ReadOnly opens without the git repository; every write answers
+	// E_READONLY.
 	ReadOnly bool
+
+	// LockWait bounds how long a write waits for the forest's writer lock
+	// while another process (or another Vine) writes: 0 means
+	// forest.DefaultLockWait (5 s), a negative value does not wait. The
+	// lock is taken per write, never for a Vine's life, so any number of
+	// processes may hold one forest open writable; past the wait a write
+	// answers E_LOCKED naming the holder.
+	LockWait time.Duration
 
 	// Now is the clock. Dates written to nodes are its local calendar
 	// date; inject it in tests for reproducible files and commits.
@@ -100,11 +108,12 @@ type Vine struct {
 
 	dialect atomic.Pointer[forest.Dialect]
 	cat     *catalog.Catalog
-	repo    *gitops.Repo // nil when read-only
-	lock    *forest.Lock // nil when read-only
+	repo     *gitops.Repo // nil when read-only
+	lockWait time.Duration
 	journal *journal.Log // the writer's intent log; nil when read-only
 
-	recovery *Recovery // what Open repaired, nil when nothing
+	recovery    atomic.Pointer[Recovery] // the last repair of a dead writer's write
+	dialectSeen atomic.Value             // the schema file's stamp the dialect was read from
 
 	stmts      stmtCache       // prepared reads, per query text
 	background sync.WaitGroup  // derived-layer writes after an answer (sniff memo)
@@ -131,10 +140,12 @@ func (o *Options) withDefaults() Options {
 	return opt
 }
 
-// Open opens the forest rooted at dir. A writable open takes the writer
-// lock (E_LOCKED while a live process holds it) and the forest's own git
-// repository. An empty catalog is rebuilt from the markdown before Open
-// returns, and the catalog is warmed.
+// Open opens the forest rooted at dir. A writable open opens the forest's
+// own git repository and takes the writer lock only long enough to repair
+// a write another process left half-done (Recovered); each write takes the
+// lock again for itself, so any number of processes may hold the forest
+// open writable. An empty catalog is rebuilt from the markdown before
+// Open returns, and the catalog is warmed.
 func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	opt := opts.withDefaults()
 	root, err := forest.NewRoot(dir)
@@ -145,7 +156,7 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
 		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
-		fetcher: opt.Fetcher}
+		fetcher: opt.Fetcher, lockWait: opt.LockWait}
 	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()
@@ -156,11 +167,6 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 
 func (v *Vine) open(ctx context.Context) error {
 	if !v.readOnly {
-		lock, err := forest.AcquireLock(v.root.Dir())
-		if err != nil {
-			return err
-		}
-		v.lock = lock
 		repo, err := gitops.Open(v.root.Dir())
 		if err != nil {
 			return envelope.New(envelope.Schema,
@@ -184,7 +190,14 @@ func (v *Vine) open(ctx context.Context) error {
 	v.cat = cat
 	v.canopy.attach(cat)
 	if v.journal != nil {
-		if v.recovery, err = v.recoverWrite(ctx, true); err != nil {
+		// A write another process left half-done is repaired before
+		// anything here reads the forest. The lock is taken for that alone:
+		// each write takes it again (beginWrite).
+		lock, err := v.lockForest(ctx)
+		if err != nil {
+			return err
+		}
+		if err := lock.Release(); err != nil {
 			return err
 		}
 	}
@@ -208,11 +221,31 @@ func (v *Vine) catalogPath() string {
 // loadDialect reads _meta/schema.md; a missing or unreadable schema means
 // the built-in default dialect.
 func (v *Vine) loadDialect() {
+	stamp := v.schemaStamp()
 	d := forest.DefaultDialect()
 	if n, err := v.readNode(forest.SchemaID); err == nil {
 		d = forest.ParseDialect(n.Body)
 	}
 	v.dialect.Store(d)
+	v.dialectSeen.Store(stamp)
+}
+
+// schemaStamp identifies the schema file's current content cheaply: its
+// size and modification time, "" when it is missing.
+func (v *Vine) schemaStamp() string {
+	fi, err := os.Stat(filepath.Join(v.root.Dir(), filepath.FromSlash(forest.SchemaID)+forest.NodeExt))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+}
+
+// refreshDialect reloads the dialect when another process changed the
+// schema since it was read; one stat when it did not.
+func (v *Vine) refreshDialect() {
+	if seen, _ := v.dialectSeen.Load().(string); seen != v.schemaStamp() {
+		v.loadDialect()
+	}
 }
 
 // readNode parses the node file of a catalog-trusted id.
@@ -255,9 +288,6 @@ func (v *Vine) Close() error {
 		}
 		if v.trails != nil {
 			errs = append(errs, v.trails.Close())
-		}
-		if v.lock != nil {
-			errs = append(errs, v.lock.Release())
 		}
 		v.closeErr = errors.Join(errs...)
 	})

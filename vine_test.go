@@ -2,6 +2,7 @@ package vine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,19 +161,40 @@ func TestInitRefusesAndLeavesNothing(t *testing.T) {
 	assert.Equal(t, before, testforest.TreeDigest(t, existing))
 }
 
-func TestOpenRefusesNonForestAndSecondWriter(t *testing.T) {
+// TestOpenBesideAnotherWriter: the writer lock is taken per write, so two
+// writable Vines share a forest and each sees the other's writes; a lock
+// held past LockWait answers E_LOCKED naming its holder.
+func TestOpenBesideAnotherWriter(t *testing.T) {
 	ctx := context.Background()
 	_, err := Open(ctx, t.TempDir(), nil)
 	assert.Equal(t, ENotFound, CodeOf(err))
 
 	dir, _ := testforest.Fixture(t)
-	v := openT(t, dir, nil)
-	_, err = Open(ctx, dir, nil)
-	require.Error(t, err)
-	assert.Equal(t, ELocked, CodeOf(err))
+	v := openT(t, dir, &Options{Now: plantClock})
+	w := openT(t, dir, &Options{Now: plantClock, LockWait: 100 * time.Millisecond})
+	_, err = v.Call(ctx, "plant", []byte(`{"node": {"id": "concepts/from-v", "type": "concept", "title": "From v",
+		"summary": "Planted by the first writer.", "parent": "concepts/_index"}}`))
+	require.NoError(t, err)
+	_, err = w.Call(ctx, "graft", []byte(`{"id": "concepts/from-v", "patch": {"append_section": {"header": "By w", "body": "Second writer."}}}`))
+	require.NoError(t, err, "the second writer sees the first one's node at once")
+	hits, err := v.Locate(ctx, "from v", LocateOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits.Results)
 
+	held, err := forest.AcquireLock(dir)
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = w.Call(ctx, "graft", []byte(`{"id": "concepts/from-v", "patch": {"append_section": {"header": "Late", "body": "x"}}}`))
+	assert.Equal(t, ELocked, CodeOf(err), "a lock held past LockWait")
+	assert.Contains(t, err.Error(), fmt.Sprintf("pid %d", os.Getpid()), "E_LOCKED names the holder")
+	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "it waited first")
+	_, err = Open(ctx, dir, &Options{LockWait: -1})
+	assert.Equal(t, ELocked, CodeOf(err), "a writable open repairs under the lock, so it waits too")
 	ro := openT(t, dir, &Options{ReadOnly: true})
 	assert.True(t, ro.ReadOnly())
+	_, err = ro.Locate(ctx, "from v", LocateOptions{})
+	assert.NoError(t, err, "reads never wait for the lock")
+	require.NoError(t, held.Release())
 	require.NoError(t, v.Close())
 	again := openT(t, dir, nil)
 	assert.False(t, again.ReadOnly(), "the lock frees on Close")

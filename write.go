@@ -48,16 +48,49 @@ type undo struct {
 // Release settles the intent log: a committed write ends it, and a write
 // that did not commit is put back by the same repair a crash would get, so
 // nothing it began outlives it, whatever path its failure took.
+//
+// The forest's writer lock is taken here, for this write only: any number
+// of processes may hold a forest open writable, and their writes queue
+// behind each other for up to Options.LockWait.
 func (v *Vine) beginWrite(op string) (*txn, func(), error) {
 	if err := v.writable(op); err != nil {
 		return nil, nil, err
 	}
 	v.wmu.Lock()
+	lock, err := v.lockForest(context.Background())
+	if err != nil {
+		v.wmu.Unlock()
+		return nil, nil, err
+	}
 	t := &txn{v: v, op: op}
 	return t, func() {
 		t.settle()
+		if err := lock.Release(); err != nil {
+			v.log.Error("writer lock not released", "err", err)
+		}
 		v.wmu.Unlock()
 	}, nil
+}
+
+// lockForest takes the forest's writer lock, waiting behind another
+// writer up to lockWait, then repairs a write another process left
+// half-done (recoverWrite) and picks up a dialect another process
+// changed. The caller releases the lock.
+func (v *Vine) lockForest(ctx context.Context) (*forest.Lock, error) {
+	lock, err := forest.AcquireLockWait(ctx, v.root.Dir(), v.lockWait)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := v.recoverWrite(ctx, true)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	if rec != nil {
+		v.recovery.Store(rec)
+	}
+	v.refreshDialect()
+	return lock, nil
 }
 
 // note writes one intent record, beginning the log on the first.

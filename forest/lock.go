@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,6 +105,39 @@ func AcquireLock(dir string) (*Lock, error) {
 	return nil, envelope.New(envelope.Locked,
 		"forest writer lock is contended: it changed hands on every one of 4 attempts",
 		"another writer is starting or stopping right now; retry in a moment")
+}
+
+// DefaultLockWait is how long AcquireLockWait waits for a busy writer
+// lock by default: long enough to queue behind another process's write
+// (milliseconds), short enough that a caller stuck behind a long job hears
+// E_LOCKED naming the holder instead of hanging.
+const DefaultLockWait = 5 * time.Second
+
+// AcquireLockWait is AcquireLock that waits up to wait (0 means
+// DefaultLockWait, a negative wait not at all) while another writer holds
+// the lock, retrying with a short backoff: writes take the lock for
+// milliseconds, so several processes sharing a forest queue behind each
+// other instead of failing. Past the wait, or when ctx ends, it answers
+// the E_LOCKED of the last attempt, naming the holder.
+func AcquireLockWait(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
+	if wait == 0 {
+		wait = DefaultLockWait
+	}
+	deadline := time.Now().Add(wait)
+	pause := time.Millisecond
+	for {
+		l, err := AcquireLock(dir)
+		left := time.Until(deadline)
+		if err == nil || envelope.CodeOf(err) != envelope.Locked || left <= 0 {
+			return l, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(min(pause, left)):
+		}
+		pause = min(pause*2, 50*time.Millisecond)
+	}
 }
 
 // openLockFile opens the lock file, creating it when missing, and reports

@@ -2,6 +2,7 @@ package forest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -392,4 +394,34 @@ func TestLockReleasedByChildOnExit(t *testing.T) {
 	l, err := AcquireLock(dir)
 	require.NoError(t, err)
 	require.NoError(t, l.Release())
+}
+
+// TestAcquireLockWait: a writer queues behind a held lock and gets it once
+// released; past the wait it hears E_LOCKED naming the holder.
+func TestAcquireLockWait(t *testing.T) {
+	dir := t.TempDir()
+	held, err := AcquireLock(dir)
+	require.NoError(t, err)
+
+	_, err = AcquireLockWait(context.Background(), dir, -1)
+	assert.Equal(t, envelope.Locked, envelope.CodeOf(err), "a negative wait tries once")
+	_, err = AcquireLockWait(context.Background(), dir, 30*time.Millisecond)
+	assert.Equal(t, envelope.Locked, envelope.CodeOf(err))
+	assert.Contains(t, err.Error(), "pid")
+
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		held.Release()
+	}()
+	l, err := AcquireLockWait(context.Background(), dir, 5*time.Second)
+	require.NoError(t, err, "the lock passes to the waiter once released")
+	require.NoError(t, l.Release())
+
+	again, err := AcquireLock(dir)
+	require.NoError(t, err)
+	defer again.Release()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = AcquireLockWait(ctx, dir, time.Minute)
+	assert.Equal(t, envelope.Locked, envelope.CodeOf(err), "a cancelled wait stops at once")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
@@ -150,16 +151,20 @@ func TestReadersResetAfterReindex(t *testing.T) {
 	assert.Equal(t, 1, s.lanes.opened("mare-alta"), "readers reopen lazily, one per read in flight")
 }
 
-// TestForeignWriterStopsWritesNotReads: another writer holds the forest,
-// so writes answer E_LOCKED while reads keep serving from the pool.
+// TestForeignWriterStopsWritesNotReads: another writer holds the forest's
+// lock past the wait, so writes answer E_LOCKED while reads keep serving
+// from the pool. (A writer holds the lock for one write only; a long hold
+// is a snapshot, or a stuck process.)
 func TestForeignWriterStopsWritesNotReads(t *testing.T) {
 	dir, _ := testforest.Fixture(t)
-	holder, err := vine.Open(context.Background(), dir, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { holder.Close() })
-	reg, err := vine.NewRegistry(dir, nil)
+	reg, err := vine.NewRegistry(dir, &vine.Options{LockWait: 50 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(func() { reg.Close() })
+	_, err = reg.Forest(context.Background(), "mare-alta")
+	require.NoError(t, err)
+	holder, err := forest.AcquireLock(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { holder.Release() })
 	s := New(reg, &Options{Readers: 2, OpenReader: func() (*vine.Registry, error) {
 		return vine.NewRegistry(dir, &vine.Options{ReadOnly: true})
 	}})
