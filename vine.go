@@ -106,11 +106,11 @@ type Vine struct {
 
 	canopy *canopyLayer // the vector layer, inert without embedder and index
 
-	dialect atomic.Pointer[forest.Dialect]
-	cat     *catalog.Catalog
+	dialect  atomic.Pointer[forest.Dialect]
+	cat      *catalog.Catalog
 	repo     *gitops.Repo // nil when read-only
 	lockWait time.Duration
-	journal *journal.Log // the writer's intent log; nil when read-only
+	journal  *journal.Log // the writer's intent log; nil when read-only
 
 	recovery    atomic.Pointer[Recovery] // the last repair of a dead writer's write
 	dialectSeen atomic.Value             // the schema file's stamp the dialect was read from
