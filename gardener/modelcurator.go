@@ -12,13 +12,12 @@ import (
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
+	"github.com/monkeyllm/vine/model"
 )
 
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"` // "system", "user" or "assistant"
-	Content string `json:"content"`
-}
+// Message is one chat message: the model contract's, so one provider
+// serves the Curator and the answer composite alike.
+type Message = model.Message
 
 // Chat is a chat model as the model Curator consumes it: one call, one
 // whole reply. An implementation returns the reply only when it arrived
@@ -38,23 +37,13 @@ func (f ChatFunc) Chat(ctx context.Context, msgs []Message, maxTokens int) (stri
 	return f(ctx, msgs, maxTokens)
 }
 
-// ErrTruncated is matched by every *TruncatedError.
-var ErrTruncated = errors.New("model reply cut at its token limit")
+// ErrTruncated is matched by every *TruncatedError (model.ErrTruncated).
+var ErrTruncated = model.ErrTruncated
 
 // TruncatedError reports a reply the model stopped at its token limit
-// (finish_reason "length"). Partial is what arrived; the Curator may
-// salvage a summary from it, nobody may take it for a whole answer.
-type TruncatedError struct {
-	Partial string
-}
-
-// Error says how much arrived before the cut.
-func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("%v after %d characters", ErrTruncated, utf8.RuneCountInString(e.Partial))
-}
-
-// Is makes errors.Is(err, ErrTruncated) true.
-func (e *TruncatedError) Is(target error) bool { return target == ErrTruncated }
+// (model.TruncatedError). The Curator may salvage a summary from its
+// Partial text; nobody may take it for a whole answer.
+type TruncatedError = model.TruncatedError
 
 // Limits of the model Curator (G.4.2, G.4.2.1).
 const (

@@ -7,36 +7,22 @@ import (
 	"io"
 	"strings"
 
-	"github.com/monkeyllm/vine/gardener"
+	"github.com/monkeyllm/vine/model"
 )
 
-// Reply is one whole chat completion.
-type Reply struct {
-	// Content is the answer with every reasoning block removed.
-	Content string
-	// FinishReason is the server's: "stop", "length", or another value.
-	FinishReason string
-	// Truncated is set when the reply was cut at max_tokens, or when an
-	// unclosed <think> block left no answer: either way Content is not a
-	// whole answer and must not be stored as one.
-	Truncated bool
-	// ReasoningStripped is set when reasoning was removed from Content
-	// (<think> blocks) or arrived beside it (reasoning_content).
-	ReasoningStripped bool
-	// Model is the model the server says answered.
-	Model string
-	// PromptTokens and CompletionTokens are the server's metered usage,
-	// zero when it sent none.
-	PromptTokens, CompletionTokens int
-}
+// Reply is one whole chat completion (model.Reply). Content has every
+// reasoning block removed; Truncated is set when the reply was cut at
+// max_tokens, or when an unclosed <think> block left no answer: either
+// way Content is not a whole answer and must not be stored as one.
+type Reply = model.Reply
 
 type chatRequest struct {
-	Model         string             `json:"model"`
-	Messages      []gardener.Message `json:"messages"`
-	MaxTokens     int                `json:"max_tokens,omitempty"`
-	Temperature   float64            `json:"temperature"`
-	Stream        bool               `json:"stream"`
-	StreamOptions streamOptions      `json:"stream_options"`
+	Model         string          `json:"model"`
+	Messages      []model.Message `json:"messages"`
+	MaxTokens     int             `json:"max_tokens,omitempty"`
+	Temperature   float64         `json:"temperature"`
+	Stream        bool            `json:"stream"`
+	StreamOptions streamOptions   `json:"stream_options"`
 }
 
 type streamOptions struct {
@@ -67,7 +53,7 @@ type chatChunk struct {
 // *StreamError and no Reply. A reply cut at maxTokens is a complete
 // stream and comes back with Truncated set. maxTokens ≤ 0 leaves the
 // server's default.
-func (c *Client) Complete(ctx context.Context, msgs []gardener.Message, maxTokens int) (*Reply, error) {
+func (c *Client) Complete(ctx context.Context, msgs []model.Message, maxTokens int) (*Reply, error) {
 	x, err := c.post(ctx, "chat", "/chat/completions", chatRequest{
 		Model: c.model, Messages: msgs, MaxTokens: max(0, maxTokens), Temperature: c.temperature,
 		Stream: true, StreamOptions: streamOptions{IncludeUsage: true},
@@ -84,15 +70,15 @@ func (c *Client) Complete(ctx context.Context, msgs []gardener.Message, maxToken
 }
 
 // Chat implements gardener.Chat: the content of a complete reply, or a
-// *gardener.TruncatedError (errors.Is ErrTruncated) carrying the cut
+// *model.TruncatedError (errors.Is ErrTruncated) carrying the cut
 // content when the reply was truncated.
-func (c *Client) Chat(ctx context.Context, msgs []gardener.Message, maxTokens int) (string, error) {
+func (c *Client) Chat(ctx context.Context, msgs []model.Message, maxTokens int) (string, error) {
 	r, err := c.Complete(ctx, msgs, maxTokens)
 	if err != nil {
 		return "", err
 	}
 	if r.Truncated {
-		return "", &gardener.TruncatedError{Partial: r.Content}
+		return "", &model.TruncatedError{Partial: r.Content}
 	}
 	return r.Content, nil
 }
@@ -122,7 +108,7 @@ func (x *exchange) readChat() (*Reply, error) {
 		if len(ch.Error) > 0 && string(ch.Error) != "null" {
 			return nil, x.fail(ErrServer, clipText(string(ch.Error), 300), nil)
 		}
-		reply.absorb(&ch, &content, &reasoning)
+		absorb(&reply, &ch, &content, &reasoning)
 	}
 	if reply.FinishReason == "" {
 		return nil, x.fail(ErrIncomplete, "data: [DONE] arrived without a finish_reason", nil)
@@ -135,7 +121,7 @@ func (x *exchange) readChat() (*Reply, error) {
 }
 
 // absorb folds one chunk of the first choice into the reply.
-func (r *Reply) absorb(ch *chatChunk, content, reasoning *strings.Builder) {
+func absorb(r *Reply, ch *chatChunk, content, reasoning *strings.Builder) {
 	if ch.Model != "" {
 		r.Model = ch.Model
 	}
@@ -158,4 +144,4 @@ func (r *Reply) absorb(ch *chatChunk, content, reasoning *strings.Builder) {
 	}
 }
 
-var _ gardener.Chat = (*Client)(nil)
+var _ model.Model = (*Client)(nil)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/monkeyllm/vine/gardener"
+	"github.com/monkeyllm/vine/model"
 )
 
 // Kinds of stream failure, matched with errors.Is against a *StreamError.
@@ -23,8 +23,8 @@ var (
 )
 
 // ErrTruncated is matched by the error Chat returns for a reply cut at
-// max_tokens; it is gardener.ErrTruncated.
-var ErrTruncated = gardener.ErrTruncated
+// max_tokens; it is model.ErrTruncated.
+var ErrTruncated = model.ErrTruncated
 
 // StreamError is a response that did not arrive whole. Kind is one of
 // ErrIncomplete, ErrIdle, ErrMalformed, ErrTooLarge or ErrServer; Err is
