@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/internal/testforest"
+	"github.com/monkeyllm/vine/payload"
 )
 
 // lockedBuffer is a stderr the server goroutine writes while the test reads.
@@ -215,4 +217,30 @@ func TestServeModelFlagsGoTogether(t *testing.T) {
 	c, ok := parseServe([]string{"--forest", "x", "--model-endpoint", "http://127.0.0.1:8080", "--model", "qwen"}, &stderr)
 	require.True(t, ok)
 	assert.Equal(t, "qwen", c.model)
+}
+
+// TestServedFetcherConfinesFileURIs: a served forest fetches file:// only
+// below --file-root, and not at all without it.
+func TestServedFetcherConfinesFileURIs(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "in.db"), []byte("inside"), 0o644))
+	outside := filepath.Join(t.TempDir(), "out.db")
+	require.NoError(t, os.WriteFile(outside, []byte("outside"), 0o644))
+
+	off := servedFetcher("")
+	var b bytes.Buffer
+	err := off.Fetch(context.Background(), "file://"+filepath.ToSlash(filepath.Join(root, "in.db")), &b)
+	var se *payload.SchemeError
+	require.ErrorAs(t, err, &se, "no file:// without --file-root")
+	assert.False(t, payload.Confined(off, "file"))
+
+	on := servedFetcher(root)
+	assert.True(t, payload.Confined(on, "file"))
+	require.NoError(t, on.Fetch(context.Background(), "file://"+filepath.ToSlash(filepath.Join(root, "in.db")), &b))
+	assert.Equal(t, "inside", b.String())
+	err = on.Fetch(context.Background(), "file://"+filepath.ToSlash(outside), &b)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "outside the root reads as absent")
+
+	_, ok := parseServe([]string{"--forest", root, "--file-root", filepath.Join(root, "missing")}, io.Discard)
+	assert.False(t, ok, "a --file-root that is not a directory is refused at start")
 }
