@@ -4,14 +4,21 @@ import "github.com/monkeyllm/vine/internal/envelope"
 
 // Error is a refusal: the envelope {"error": {code, message, hint, ...}} of
 // the specification as a Go value. Every primitive returns *Error for every
-// refusal; inspect it with errors.As:
+// refusal; branch on its code with errors.Is, or inspect it with
+// errors.As:
+//
+//	if errors.Is(err, vine.ENotFound) { ... }
 //
 //	var e *vine.Error
-//	if errors.As(err, &e) && e.Code == vine.ENotFound { ... }
+//	if errors.As(err, &e) { fmt.Println(e.Code, e.Message, e.Hint) }
+//
+// Its fields are Code, Message, Hint and Data (structured facts such as
+// moved_to, in order).
 type Error = envelope.Error
 
 // Code is a refusal code such as E_NOT_FOUND. Code.HTTPStatus gives the
-// status a transport answers with.
+// status a transport answers with. A Code is an error value too, the
+// target of errors.Is(err, vine.ENotFound).
 type Code = envelope.Code
 
 // KV is a structured fact carried by an Error beside code, message and hint

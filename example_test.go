@@ -39,15 +39,20 @@ func Example() {
 	// errors: 0
 }
 
-// Every refusal is a *vine.Error carrying a stable code.
+// Every refusal is a *vine.Error carrying a stable code: branch on the
+// code with errors.Is, read the rest with errors.As.
 func ExampleError() {
 	ctx := context.Background()
 	_, err := vine.Open(ctx, os.TempDir()+"/surely-not-a-forest", nil)
+	if errors.Is(err, vine.ENotFound) {
+		fmt.Println("no forest there")
+	}
 	var e *vine.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Code, e.Code.HTTPStatus())
 	}
 	// Output:
+	// no forest there
 	// E_NOT_FOUND 404
 }
 

@@ -85,6 +85,18 @@ func Errorf(code Code, format string, args ...any) *Error {
 // Error implements the error interface: "E_CODE: message".
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
+// Is makes errors.Is(err, code) true for a refusal with that code, so a
+// caller can branch on a code without errors.As: errors.Is(err,
+// vine.ENotFound).
+func (e *Error) Is(target error) bool {
+	c, ok := target.(Code)
+	return ok && c == e.Code
+}
+
+// Error makes a Code an error value, the target errors.Is compares a
+// refusal with; it is the code itself.
+func (c Code) Error() string { return string(c) }
+
 // WithHint sets the hint and returns e.
 func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
 
