@@ -155,6 +155,16 @@ func TestWireCallAndRefusals(t *testing.T) {
 	b, _ := json.Marshal(out)
 	assert.Contains(t, string(b), `"results":[`)
 
+	// k on the wire is max(1, k) (C.6c): an explicit 0 is one item, an
+	// absent k the default three.
+	for args, most := range map[string]int{`{"query": "storm tide ledger", "k": 0}`: 1, `{"query": "storm tide ledger", "k": -4}`: 1,
+		`{"query": "storm tide ledger"}`: harvest.DefaultK} {
+		out, err := v.Call(context.Background(), "harvest", []byte(args))
+		require.NoError(t, err, args)
+		assert.LessOrEqual(t, len(out.(*harvest.Result).Results), most, args)
+		assert.NotEmpty(t, out.(*harvest.Result).Results, args)
+	}
+
 	for _, args := range []string{`{}`, `{"query": 3}`, `{"query": "x", "k": "three"}`, `{"query": "x", "terms": [123]}`, `{"query": "x", "bogus": 1}`} {
 		_, err := v.Call(context.Background(), "harvest", []byte(args))
 		assert.Equal(t, vine.ESchema, vine.CodeOf(err), args)

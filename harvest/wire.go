@@ -30,7 +30,7 @@ func init() { vine.Register(Signature, run) }
 
 func run(ctx context.Context, v *vine.Vine, a vine.Args) (any, error) {
 	return Harvest(ctx, Engine(v), a.String("query"), Options{
-		Terms: a.Strings("terms"), K: a.Int("k"), Since: a.String("since"), Until: a.String("until"),
+		Terms: a.Strings("terms"), K: max(1, a.Int("k")), Since: a.String("since"), Until: a.String("until"),
 		DateField: a.String("date_field"), IncludeSuperseded: a.Bool("include_superseded"), Hybrid: a.Bool("hybrid"),
 	})
 }
