@@ -31,3 +31,17 @@ func BenchmarkMove(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMoveCall is move as an agent calls it: through Call, argument
+// decoding and the trace event included (issue target: median ≤ 6 µs).
+func BenchmarkMoveCall(b *testing.B) {
+	ctx := context.Background()
+	v := benchFixture(b)
+	args := []byte(`{"id": "products/tidewatch-buoy"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Call(ctx, "move", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
