@@ -165,7 +165,7 @@ func authorized(conn *sqlite3.Conn, auth *sqlguard.Authorizer, st sqlguard.State
 // statement, and a write), runs it to completion (RETURNING rows are
 // discarded), and answers the rows it changed.
 func execTend(conn *sqlite3.Conn, st sqlguard.Statement) (int64, error) {
-	stmt, tail, err := conn.Prepare(st.Exec)
+	stmt, tail, err := conn.Prepare(st.SQL)
 	if err != nil {
 		return 0, err
 	}
