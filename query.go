@@ -80,6 +80,7 @@ func (v *Vine) query(ctx context.Context, id, sqlText string, host sqlHost) (*Ro
 		return nil, err
 	}
 	host = v.grantedTables(ctx, host, rec)
+	host.limits = v.sqlLimits
 	st, err := sqlguard.Query(sqlText)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ type rowCut struct {
 func runQuery(ctx context.Context, file string, st sqlguard.Statement, host sqlHost) (*Rows, rowCut, error) {
 	ctx, cancel := context.WithTimeout(ctx, host.deadline())
 	defer cancel()
-	conn, err := openPayload(file, false)
+	conn, err := openPayload(file, false, host.limits)
 	if err != nil {
 		return nil, rowCut{}, err
 	}
@@ -123,7 +124,12 @@ func runQuery(ctx context.Context, file string, st sqlguard.Statement, host sqlH
 	if err := conn.SetAuthorizer(auth.Authorize); err != nil {
 		return nil, rowCut{}, err
 	}
-	res, cut, err := collectRows(conn, st)
+	var res *Rows
+	var cut rowCut
+	err = withinMemory(conn, func() (err error) {
+		res, cut, err = collectRows(conn, st, host.limits)
+		return err
+	})
 	if err != nil {
 		return nil, cut, sqlFailure(ctx, conn, "query", err, auth, host)
 	}
@@ -135,8 +141,9 @@ func runQuery(ctx context.Context, file string, st sqlguard.Statement, host sqlH
 // most QueryRowCap rows are taken, and one more step tells whether the
 // cap cut the result (Limited). Rows are materialized only while they
 // could still fit the budget; beyond that they are counted, so a wide
-// result costs time (bounded by the deadline), never memory.
-func collectRows(conn *sqlite3.Conn, st sqlguard.Statement) (*Rows, rowCut, error) {
+// result costs time (bounded by the deadline), never memory. The cells
+// copied are bounded by the result-size limit.
+func collectRows(conn *sqlite3.Conn, st sqlguard.Statement, limits sqlLimits) (*Rows, rowCut, error) {
 	var cut rowCut
 	run, err := prepareQuery(conn, st)
 	if run != nil {
@@ -149,7 +156,7 @@ func collectRows(conn *sqlite3.Conn, st sqlguard.Statement) (*Rows, rowCut, erro
 	for i := range res.Columns {
 		res.Columns[i] = run.ColumnName(i)
 	}
-	sum := 0
+	sum, copied := 0, int64(0)
 	for run.Step() {
 		if cut.total == QueryRowCap {
 			res.Limited = true // a row past the cap exists: the engine cut the result
@@ -158,6 +165,12 @@ func collectRows(conn *sqlite3.Conn, st sqlguard.Statement) (*Rows, rowCut, erro
 		cut.total++
 		if sum > BudgetQuery {
 			continue // cannot be kept whatever the rest costs: count only
+		}
+		for i := range res.Columns {
+			copied += cellBytes(run, i)
+		}
+		if copied > limits.maxResult() {
+			return nil, cut, resultTooLarge(cut.total, limits)
 		}
 		row := make([]any, len(res.Columns))
 		for i := range row {

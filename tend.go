@@ -68,6 +68,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 		return nil, err
 	}
 	host = v.grantedTables(ctx, host, rec)
+	host.limits = v.sqlLimits
 	st, err := sqlguard.Tend(sqlText)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 func runTend(ctx context.Context, file string, st sqlguard.Statement, host sqlHost) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, host.deadline())
 	defer cancel()
-	conn, err := openPayload(file, true)
+	conn, err := openPayload(file, true, host.limits)
 	if err != nil {
 		return 0, err
 	}
@@ -135,11 +136,15 @@ func runTend(ctx context.Context, file string, st sqlguard.Statement, host sqlHo
 	if err := conn.Exec("BEGIN IMMEDIATE"); err != nil {
 		return 0, sqlFailure(ctx, conn, "tend", err, auth, host)
 	}
-	n, err := authorized(conn, auth, st)
-	if err == nil {
-		if err = conn.Exec("COMMIT"); err == nil {
-			return n, nil
+	var n int64
+	err = withinMemory(conn, func() (err error) {
+		if n, err = authorized(conn, auth, st); err == nil {
+			err = conn.Exec("COMMIT")
 		}
+		return err
+	})
+	if err == nil {
+		return n, nil
 	}
 	conn.SetInterrupt(context.Background()) // the rollback must run even past the deadline
 	if !conn.GetAutocommit() {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package vine
+
+const raceEnabled = false
