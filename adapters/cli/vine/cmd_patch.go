@@ -61,7 +61,7 @@ func cmdPatch(ctx context.Context, args []string, e env) int {
 	var nodes *nodeWriter
 	if dir != "" {
 		if !forest.IsForest(dir) {
-			return fail(e.stdout, "patch", envelope.New(envelope.NotFound,
+			return fail(e.stdout, e.stderr, "patch", envelope.New(envelope.NotFound,
 				"patch: --forest "+dir+" is not a forest (no _index.md)",
 				"pass the forest folder, or --root DIR for a plain directory"))
 		}
