@@ -215,6 +215,10 @@ func restoreTarget(dir string) (abs string, existed bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("snapshot: restore target: %w", err)
 	}
+	if reason := forest.HostPathTooLong(abs); reason != "" {
+		return "", false, envelope.New(envelope.Schema, "snapshot: restore target "+reason,
+			"a file system refuses such a name; choose a shorter folder")
+	}
 	if root := enclosingForest(abs); root != "" {
 		return "", false, nestedRefusal(abs, root)
 	}

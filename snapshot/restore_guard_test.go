@@ -164,3 +164,23 @@ func TestIsForestRoot(t *testing.T) {
 		})
 	}
 }
+
+// TestLongHostFoldersAreRefusals: a restore target or an output folder no
+// file system can create is E_SCHEMA naming the limit, not E_INTERNAL,
+// and nothing is created.
+func TestLongHostFoldersAreRefusals(t *testing.T) {
+	t.Parallel()
+	src, _ := testforest.Fixture(t)
+	archive := create(t, src, CreateOptions{NoPayloads: true}).File
+	long := strings.Repeat("a", 300)
+	parent := t.TempDir()
+
+	_, err := Restore(context.Background(), archive, filepath.Join(parent, long, "forest"), RestoreOptions{})
+	e := refusal(t, err, envelope.Schema)
+	assert.Contains(t, e.Message, "restore target has a folder name of 300 bytes, over the limit of 255")
+
+	_, err = Create(context.Background(), src, CreateOptions{OutDir: filepath.Join(parent, long), Now: stamp})
+	e = refusal(t, err, envelope.Schema)
+	assert.Contains(t, e.Message, "output directory has a folder name of 300 bytes")
+	assert.Empty(t, entries(t, parent), "nothing created")
+}
