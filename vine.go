@@ -79,7 +79,8 @@ type Options struct {
 	// SQLMaxMemory is the SQLite heap, in bytes, one query or tend
 	// statement may use (the hard heap limit of its own connection); past
 	// it the call answers E_QUERY_INVALID naming the limit. Zero means
-	// DefaultSQLMaxMemory (64 MiB).
+	// DefaultSQLMaxMemory (64 MiB). The driver gives each connection at
+	// most 256 MiB of memory, so a larger value changes nothing.
 	SQLMaxMemory int64
 
 	// QueryMaxResultBytes bounds the cell bytes one query copies out of
