@@ -68,7 +68,7 @@ func TestQueryMemoryBombs(t *testing.T) {
 	for _, tt := range sqlBombs {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := v.Query(ctx, ledgerID, tt.sql)
+			_, err := v.query(ctx, ledgerID, tt.sql, bombHost())
 			took := time.Since(start)
 			e := refusal(t, err, envelope.QueryInvalid)
 			assertLimit(t, e, tt.limit)
@@ -146,7 +146,7 @@ func TestTendMemoryBombs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			testforest.Unchanged(t, dir, func() {
 				start := time.Now()
-				_, err := v.Tend(ctx, ledgerID, tt.sql)
+				_, err := v.tend(ctx, ledgerID, tt.sql, bombHost())
 				e := refusal(t, err, envelope.QueryInvalid)
 				assertLimit(t, e, tt.limit)
 				assert.Contains(t, e.Message, "the payload is unchanged")
@@ -194,7 +194,7 @@ func runBombsInChild(t *testing.T) {
 INSERT INTO ledger SELECT 'd' || value, 'm' FROM generate_series(1, 330);`+bombViews))
 	require.NoError(t, conn.Close())
 	for _, tt := range sqlBombs {
-		_, _, err := runQuery(context.Background(), file, sqlguard.Statement{SQL: tt.sql, Verb: "SELECT"}, sqlHost{})
+		_, _, err := runQuery(context.Background(), file, sqlguard.Statement{SQL: tt.sql, Verb: "SELECT"}, bombHost())
 		assert.Equal(t, envelope.QueryInvalid, envelope.CodeOf(err), "%s: %v", tt.name, err)
 	}
 }
@@ -203,4 +203,14 @@ func assertLimit(t *testing.T, e *envelope.Error, limit string) {
 	t.Helper()
 	got, _ := e.Get("limit")
 	assert.Equal(t, limit, got, e.Message)
+}
+
+// bombHost is the host side of a bomb: the default deadline, or a long one
+// under the race detector, where the slowed interpreter could reach the
+// deadline before the limit and the test is about the limit.
+func bombHost() sqlHost {
+	if raceEnabled {
+		return sqlHost{timeout: 30 * time.Second}
+	}
+	return sqlHost{}
 }
