@@ -104,8 +104,8 @@ func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, 
 		v.trace(ctx, ev, args, traced)
 	}
 	if err != nil {
-		if envelope.CodeOf(err) == "" {
-			v.log.Error("primitive failed", "primitive", name, "err", err)
+		if c := envelope.CodeOf(err); c == "" || c == envelope.Internal {
+			v.log.Error("primitive failed", "primitive", name, "err", envelope.Detail(err))
 		}
 		return nil, envelope.From(name, err)
 	}

@@ -194,7 +194,7 @@ func TestCrashRepair(t *testing.T) {
 		t.Skip("this is the child")
 	}
 	kills := 200
-	if testing.Short() || raceEnabled {
+	if testing.Short() || raceDetector {
 		kills = 25
 	}
 	if s := os.Getenv(crashKillsEnv); s != "" {

@@ -49,3 +49,8 @@ func CodeOf(err error) Code { return envelope.CodeOf(err) }
 // not a refusal becomes E_INTERNAL naming op and the failure's type only,
 // so no path, SQL or stack reaches the caller (C.12 rule 5).
 func AsError(op string, err error) *Error { return envelope.From(op, err) }
+
+// ErrorDetail is what a log should say about err: for an E_INTERNAL built
+// from an error that was not a refusal, that error's own text (the detail
+// the envelope's hint points at); otherwise err's text.
+func ErrorDetail(err error) string { return envelope.Detail(err) }

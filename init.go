@@ -57,6 +57,10 @@ func Init(ctx context.Context, dir, title string, opts *InitOptions) (*InitResul
 	if err := forest.ValidateSummary(summary); err != nil {
 		return nil, err
 	}
+	if reason := forest.HostPathTooLong(dir); reason != "" {
+		return nil, envelope.New(envelope.Schema, "init: the forest folder "+reason,
+			"a file system refuses such a name; choose a shorter folder")
+	}
 	if forest.IsForest(dir) {
 		return nil, envelope.New(envelope.Schema, "init: a forest already exists here (it has _index.md)",
 			"open it instead; init never overwrites a forest")

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
@@ -313,7 +316,31 @@ func checkCanonicalID(id string) error {
 		return envelope.New(envelope.Schema, fmt.Sprintf("plant: id %q is not a canonical id", id),
 			"an id is the path without .md and without leading or trailing slashes, e.g. projects/roadmap")
 	}
+	if strings.ContainsFunc(id, unicode.IsControl) {
+		return envelope.New(envelope.Schema, fmt.Sprintf("plant: id %q contains a control character", id),
+			"an id names a file, so it holds no NUL byte or other control character")
+	}
+	if reason := forest.IDTooLong(id); reason != "" {
+		return envelope.New(envelope.Schema, fmt.Sprintf("plant: id %s %s", clipID(id), reason),
+			fmt.Sprintf("an id names a file: each segment at most %d bytes (%d for the last, which gains .md), "+
+				"the whole id at most %d; shorten it", forest.MaxNameBytes, forest.MaxNameBytes-len(forest.NodeExt),
+				forest.MaxIDBytes)).With("limit", "id_length")
+	}
 	return nil
+}
+
+// clipID shortens an id for a message about its length: the caller sent
+// it and knows it; a kilobyte of it helps no one.
+func clipID(id string) string {
+	const keep = 60
+	if len(id) <= keep {
+		return strconv.Quote(id)
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return strconv.Quote(id[:cut]) + "…"
 }
 
 // idTaken reports whether a node file exists for id or an earlier batch

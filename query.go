@@ -3,7 +3,6 @@ package vine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -17,7 +16,9 @@ import (
 // rows; columns are never cut.
 const BudgetQuery = 2000
 
-// QueryRowCap is the LIMIT query adds to a statement that names none.
+// QueryRowCap is the most rows one query answers (C.5 step 6). The
+// engine counts the rows it steps and stops there; a LIMIT the caller
+// writes narrows the result further but never lifts the cap.
 const QueryRowCap = sqlguard.RowCap
 
 // Rows is query's columnar result (C.5.2): one array per row, never
@@ -35,8 +36,10 @@ type Rows struct {
 	Rows [][]any `json:"rows"`
 	// RowCount is the number of rows in this response, after the budget.
 	RowCount int `json:"row_count"`
-	// Limited reports that the injected LIMIT 200 was reached: more rows
-	// may match. Always false when the statement has a LIMIT of its own.
+	// Limited reports that the engine's QueryRowCap cut the result: at
+	// least one more row matched. It is exact (the engine steps once past
+	// the cap to know), and false whenever the statement's own LIMIT or
+	// its data ended the result first.
 	Limited bool `json:"limited"`
 	// ElapsedMS is the execution time in milliseconds, two decimals.
 	ElapsedMS float64 `json:"elapsed_ms"`
@@ -53,8 +56,8 @@ func (r *Rows) nodeIDs() []string { return nil }
 // Query runs one read-only SQL statement over a dataset node's SQLite
 // payload (C.5) and answers columns and rows within BudgetQuery tokens.
 //
-// The statement must be a single SELECT (or WITH … SELECT); a statement
-// without a LIMIT of its own is capped at QueryRowCap rows. The payload is
+// The statement must be a single SELECT (or WITH … SELECT); the answer
+// holds at most QueryRowCap rows, whatever LIMIT the statement names. The payload is
 // opened read-only and the statement interrupted after SQLDeadline.
 // Refusals: E_NOT_FOUND or E_MOVED for the id and a missing payload;
 // E_QUERY_FORBIDDEN for a node that is not a sqlite dataset and for what
@@ -77,6 +80,7 @@ func (v *Vine) query(ctx context.Context, id, sqlText string, host sqlHost) (*Ro
 		return nil, err
 	}
 	host = v.grantedTables(ctx, host, rec)
+	host.limits = v.sqlLimits
 	st, err := sqlguard.Query(sqlText)
 	if err != nil {
 		return nil, err
@@ -99,45 +103,74 @@ func (v *Vine) query(ctx context.Context, id, sqlText string, host sqlHost) (*Ro
 // returned: the cost of each materialized row and how many there were.
 type rowCut struct {
 	costs []int // tokens of each row in res.Rows, its list separator included
-	total int   // rows the statement returned (≥ len(costs))
+	total int   // rows the statement returned within the cap (≥ len(costs))
 }
 
 // runQuery executes the statement on a read-only connection with the
-// authorizer installed. Rows are materialized only while they could still
-// fit the budget; beyond that they are counted, so a caller's huge LIMIT
-// costs time (bounded by the deadline), never memory.
+// authorizer installed.
 func runQuery(ctx context.Context, file string, st sqlguard.Statement, host sqlHost) (*Rows, rowCut, error) {
-	var cut rowCut
 	ctx, cancel := context.WithTimeout(ctx, host.deadline())
 	defer cancel()
-	conn, err := openPayload(file, false)
+	conn, err := openPayload(file, false, host.limits)
 	if err != nil {
-		return nil, cut, err
+		return nil, rowCut{}, err
 	}
 	defer conn.Close()
 	if err := conn.BusyTimeout(host.deadline()); err != nil {
-		return nil, cut, err
+		return nil, rowCut{}, err
 	}
 	conn.SetInterrupt(ctx)
 	auth := sqlguard.NewAuthorizer(false, host.tables)
 	if err := conn.SetAuthorizer(auth.Authorize); err != nil {
-		return nil, cut, err
+		return nil, rowCut{}, err
 	}
-	p, err := prepareQuery(conn, st)
-	defer p.close()
+	var res *Rows
+	var cut rowCut
+	err = withinMemory(conn, func() (err error) {
+		res, cut, err = collectRows(conn, st, host.limits)
+		return err
+	})
 	if err != nil {
 		return nil, cut, sqlFailure(ctx, conn, "query", err, auth, host)
 	}
-	run := p.run
-	res := &Rows{Columns: make([]string, p.named.ColumnCount()), Rows: [][]any{}}
-	for i := range res.Columns {
-		res.Columns[i] = p.named.ColumnName(i)
+	return res, cut, nil
+}
+
+// collectRows prepares the caller's statement as written and steps it.
+// The row cap is the engine's count, never a reading of the text: at
+// most QueryRowCap rows are taken, and one more step tells whether the
+// cap cut the result (Limited). Rows are materialized only while they
+// could still fit the budget; beyond that they are counted, so a wide
+// result costs time (bounded by the deadline), never memory. The cells
+// copied are bounded by the result-size limit.
+func collectRows(conn *sqlite3.Conn, st sqlguard.Statement, limits sqlLimits) (*Rows, rowCut, error) {
+	var cut rowCut
+	run, err := prepareQuery(conn, st)
+	if run != nil {
+		defer run.Close()
 	}
-	sum := 0
-	for (!p.capped || cut.total < QueryRowCap) && run.Step() {
+	if err != nil {
+		return nil, cut, err
+	}
+	res := &Rows{Columns: make([]string, run.ColumnCount()), Rows: [][]any{}}
+	for i := range res.Columns {
+		res.Columns[i] = run.ColumnName(i)
+	}
+	sum, copied := 0, int64(0)
+	for run.Step() {
+		if cut.total == QueryRowCap {
+			res.Limited = true // a row past the cap exists: the engine cut the result
+			break
+		}
 		cut.total++
 		if sum > BudgetQuery {
 			continue // cannot be kept whatever the rest costs: count only
+		}
+		for i := range res.Columns {
+			copied += cellBytes(run, i)
+		}
+		if copied > limits.maxResult() {
+			return nil, cut, resultTooLarge(cut.total, limits)
 		}
 		row := make([]any, len(res.Columns))
 		for i := range row {
@@ -149,61 +182,24 @@ func runQuery(ctx context.Context, file string, st sqlguard.Statement, host sqlH
 		sum += c
 	}
 	if err := run.Err(); err != nil {
-		return nil, cut, sqlFailure(ctx, conn, "query", err, auth, host)
+		return nil, cut, err
 	}
 	res.RowCount = cut.total
-	res.Limited = st.Injected && cut.total == QueryRowCap
 	return res, cut, nil
 }
 
-// prepared are the statements of one query: run is stepped, named gives
-// the result's column names (often the same statement).
-type prepared struct {
-	named, run *sqlite3.Stmt
-	capped     bool // the wrapper did not prepare: apply the cap while stepping
-}
-
-func (p prepared) close() {
-	if p.run != nil && p.run != p.named {
-		p.run.Close()
-	}
-	if p.named != nil {
-		p.named.Close()
-	}
-}
-
-// prepareQuery prepares what runs and what names the columns. With the
-// row cap injected, the wrapper is prepared alone on the hot path: it
-// holds the caller's statement whole, so SQLite judges the same thing.
-// The caller's statement is prepared as written only when the wrapper
-// renamed duplicate columns ("id", "id:1"), or when the wrapper fails, so
-// that the error speaks of what the caller wrote.
-func prepareQuery(conn *sqlite3.Conn, st sqlguard.Statement) (prepared, error) {
-	if st.Injected {
-		wrapped, _, err := conn.Prepare(st.Exec)
-		if err == nil && wrapped != nil {
-			p := prepared{named: wrapped, run: wrapped}
-			if err := checkRead(wrapped, ""); err != nil || !renamed(wrapped) {
-				return p, err
-			}
-			if named, _, err := conn.Prepare(st.SQL); err == nil && named != nil {
-				p.named = named
-			}
-			return p, nil
-		}
-		if wrapped != nil {
-			wrapped.Close()
-		}
-	}
-	named, tail, err := conn.Prepare(st.SQL)
+// prepareQuery prepares the caller's statement exactly as written, so
+// SQLite judges, and its errors speak of, what the caller sent.
+func prepareQuery(conn *sqlite3.Conn, st sqlguard.Statement) (*sqlite3.Stmt, error) {
+	run, tail, err := conn.Prepare(st.SQL)
 	if err != nil {
-		return prepared{}, err
+		return nil, err
 	}
-	if named == nil {
-		return prepared{}, envelope.New(envelope.QueryForbidden, "query: the SQL holds no statement",
+	if run == nil {
+		return nil, envelope.New(envelope.QueryForbidden, "query: the SQL holds no statement",
 			"send one SELECT statement")
 	}
-	return prepared{named: named, run: named, capped: st.Injected}, checkRead(named, tail)
+	return run, checkRead(run, tail)
 }
 
 // checkRead is SQLite's own word on the statement: exactly one, and it
@@ -218,19 +214,6 @@ func checkRead(st *sqlite3.Stmt, tail string) error {
 			"changing rows is tend's job (INSERT, UPDATE or DELETE)")
 	}
 	return nil
-}
-
-// renamed reports a result column SQLite may have renamed while
-// flattening the wrapper ("id", "id:1").
-func renamed(st *sqlite3.Stmt) bool {
-	for i := range st.ColumnCount() {
-		name := st.ColumnName(i)
-		if j := strings.LastIndexByte(name, ':'); j >= 0 && j < len(name)-1 &&
-			strings.Trim(name[j+1:], "0123456789") == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // fit keeps the longest prefix of rows within BudgetQuery (C.5.1): spent
@@ -290,7 +273,7 @@ func queryHint(kept, total, dropped, cols, firstCost int) string {
 var querySignature = Signature{
 	Name: "query",
 	Doc: "Read-only SQL over a dataset node (type dataset, payload_type sqlite): exactly one SELECT or WITH … SELECT, " +
-		"answered as columns plus rows within 2000 tokens; LIMIT 200 is added when the statement has no LIMIT. " +
+		"answered as columns plus rows within 2000 tokens and at most 200 rows (limited: true when more matched). " +
 		"Read the node's Query manual with look first. Changing rows is tend.",
 	Budget: BudgetQuery,
 	Params: []Param{

@@ -133,16 +133,28 @@ func TestQueryLimitInjection(t *testing.T) {
 		limited bool
 		first   string
 	}{
-		{"injected cap reached", "SELECT day FROM ledger", 200, true, "2026-01-01"},
-		{"order kept through the wrapper", "SELECT day FROM ledger ORDER BY day DESC", 200, true, "2026-11-26"},
-		{"trailing comment cannot hide the cap", "SELECT day FROM ledger -- all of them", 200, true, "2026-01-01"},
+		{"engine cap reached", "SELECT day FROM ledger", 200, true, "2026-01-01"},
+		{"order kept under the cap", "SELECT day FROM ledger ORDER BY day DESC", 200, true, "2026-11-26"},
+		{"trailing comment changes nothing", "SELECT day FROM ledger -- all of them", 200, true, "2026-01-01"},
 		{"under the cap", "SELECT day FROM ledger WHERE account = 'fuel'", 66, false, "2026-01-01"},
-		{"caller limit above the cap", "SELECT day FROM ledger LIMIT 300", 300, false, "2026-01-01"},
+		// The caller's LIMIT narrows, never widens: a cap that text could
+		// switch off would be no cap.
+		{"caller limit above the cap is capped", "SELECT day FROM ledger LIMIT 300", 200, true, "2026-01-01"},
 		{"caller limit equal to the cap", "SELECT day FROM ledger LIMIT 200", 200, false, "2026-01-01"},
-		{"caller limit in a subquery", "SELECT * FROM (SELECT day FROM ledger LIMIT 250)", 250, false, "2026-01-01"},
-		{"non-digit limit still capped", "SELECT day FROM ledger LIMIT (250)", 200, true, "2026-01-01"},
+		{"caller limit below the cap", "SELECT day FROM ledger LIMIT 5", 5, false, "2026-01-01"},
+		{"caller limit above the data", "SELECT day FROM ledger WHERE account = 'fuel' LIMIT 500", 66, false, "2026-01-01"},
+		{"caller limit in a subquery", "SELECT * FROM (SELECT day FROM ledger LIMIT 250)", 200, true, "2026-01-01"},
+		{"non-digit limit", "SELECT day FROM ledger LIMIT (250)", 200, true, "2026-01-01"},
+		{"LIMIT in a string literal", "SELECT day FROM ledger WHERE day <> 'LIMIT 5'", 200, true, "2026-01-01"},
+		{"LIMIT in a string literal, whole row", "SELECT day, 'LIMIT 5' FROM ledger", 200, true, "2026-01-01"},
+		{"LIMIT in a line comment", "SELECT day FROM ledger -- LIMIT 5", 200, true, "2026-01-01"},
+		{"LIMIT in a block comment", "SELECT day /* LIMIT 5 */ FROM ledger", 200, true, "2026-01-01"},
+		{"LIMIT as a quoted alias", `SELECT day AS "LIMIT 5" FROM ledger`, 200, true, "2026-01-01"},
 		{"recursive CTE stopped by the cap",
 			"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT '2026-01-0' || n FROM c", 200, true, "2026-01-01"},
+		{"recursive CTE with a LIMIT in a literal",
+			"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT '2026-01-0' || n || substr('LIMIT 5', 1, 0) FROM c",
+			200, true, "2026-01-01"},
 		{"duplicate column names kept as written", "SELECT day, day FROM ledger", 200, true, "2026-01-01"},
 	}
 	for _, tt := range tests {
@@ -158,7 +170,7 @@ func TestQueryLimitInjection(t *testing.T) {
 	}
 	res, err := v.Query(ctx, ledgerID, "SELECT day, day FROM ledger")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"day", "day"}, res.Columns, "the wrapper's id:1 renaming never shows")
+	assert.Equal(t, []string{"day", "day"}, res.Columns, "columns are named as the statement names them")
 }
 
 // TestQueryBudget is F.46: partial and zero-row truncation with columns
@@ -202,20 +214,21 @@ func TestQueryBudget(t *testing.T) {
 	})
 
 	t.Run("truncated without limited", func(t *testing.T) {
-		res, err := v.Query(ctx, ledgerID, "SELECT * FROM ledger LIMIT 330")
+		res, err := v.Query(ctx, ledgerID, "SELECT * FROM ledger LIMIT 150")
 		require.NoError(t, err)
 		assert.True(t, res.Truncated)
 		assert.False(t, res.Limited)
-		assert.Contains(t, res.Hint, "of 330 rows")
+		assert.Contains(t, res.Hint, "of 150 rows")
 		assert.LessOrEqual(t, budget.EstimatePayloadTokens(res), BudgetQuery)
 	})
 
-	t.Run("a huge caller LIMIT costs counting, not memory", func(t *testing.T) {
+	t.Run("a huge caller LIMIT is capped and counted", func(t *testing.T) {
 		res, err := v.Query(ctx, ledgerID,
-			"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c LIMIT 3000) SELECT n, 'x' FROM c")
+			"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c LIMIT 3000) SELECT n, printf('%.40c', 'x') FROM c")
 		require.NoError(t, err)
 		assert.True(t, res.Truncated)
-		assert.Contains(t, res.Hint, "of 3000 rows")
+		assert.True(t, res.Limited, "the engine's cap cut it, not the caller's LIMIT")
+		assert.Contains(t, res.Hint, "of 200 rows")
 		assert.LessOrEqual(t, budget.EstimatePayloadTokens(res), BudgetQuery)
 	})
 
@@ -589,32 +602,32 @@ func TestQueryConcurrentWithTend(t *testing.T) {
 	assert.Equal(t, int64(335), res.Rows[0][0])
 }
 
-// TestQueryWrapperFallback: when the wrapper does not prepare where the
-// statement does, the statement runs as written and the cap is applied
-// while stepping; the wrapper's own error never reaches the caller.
-func TestQueryWrapperFallback(t *testing.T) {
+// TestQueryRunsTheTextAsWritten: runQuery prepares the caller's text
+// unchanged, so SQLite's errors speak of it, and the engine's layers
+// behind the guard still refuse what the guard would.
+func TestQueryRunsTheTextAsWritten(t *testing.T) {
 	t.Parallel()
 	dir, _ := testforest.Fixture(t)
 	file := filepath.Join(dir, "finance", "ledger-2026.db")
 	ctx := context.Background()
-	st := sqlguard.Statement{SQL: "SELECT day FROM ledger", Verb: "SELECT", Exec: "SELECT * FROM (", Injected: true}
+	st := sqlguard.Statement{SQL: "SELECT day FROM ledger", Verb: "SELECT"}
 	res, cut, err := runQuery(ctx, file, st, sqlHost{})
 	require.NoError(t, err)
 	assert.Equal(t, QueryRowCap, cut.total)
 	assert.True(t, res.Limited)
 	assert.Equal(t, []string{"day"}, res.Columns)
 
-	st = sqlguard.Statement{SQL: "SELECT day FROM ledger WHERE", Verb: "SELECT", Exec: "SELECT * FROM (", Injected: true}
+	st = sqlguard.Statement{SQL: "SELECT day FROM ledger WHERE", Verb: "SELECT"}
 	_, _, err = runQuery(ctx, file, st, sqlHost{})
 	e := refusal(t, err, envelope.QueryInvalid)
 	assert.Equal(t, "SQL error: incomplete input", e.Message, "the error is about what the caller wrote")
 
-	st = sqlguard.Statement{SQL: "INSERT INTO ledger(day) VALUES ('x')", Verb: "SELECT", Exec: "INSERT INTO ledger(day) VALUES ('x')"}
+	st = sqlguard.Statement{SQL: "INSERT INTO ledger(day) VALUES ('x')", Verb: "SELECT"}
 	_, _, err = runQuery(ctx, file, st, sqlHost{})
 	e = refusal(t, err, envelope.QueryForbidden)
 	assert.Equal(t, "query: the statement writes, and query only reads", e.Message, "the authorizer backs the guard")
 
-	st = sqlguard.Statement{SQL: "VACUUM", Verb: "SELECT", Exec: "VACUUM"}
+	st = sqlguard.Statement{SQL: "VACUUM", Verb: "SELECT"}
 	_, _, err = runQuery(ctx, file, st, sqlHost{})
 	e = refusal(t, err, envelope.QueryForbidden)
 	assert.Contains(t, e.Message, "would write", "VACUUM asks no authorizer; SQLite's read-only verdict catches it")

@@ -32,6 +32,7 @@ const SQLDeadline = 2 * time.Second
 type sqlHost struct {
 	tables  []string      // the table allow-list; empty means none
 	timeout time.Duration // 0 means SQLDeadline; tests shorten it
+	limits  sqlLimits     // the Vine's memory limits; zero fields mean the defaults
 }
 
 func (h sqlHost) deadline() time.Duration {
@@ -91,10 +92,11 @@ func (v *Vine) datasetPath(ctx context.Context, op string, rec catalog.Record, w
 
 // openPayload opens a dataset file: read-only twice over for query
 // (mode=ro and query_only), read-write for tend; never created. Defensive
-// mode keeps even a write from corrupting the schema, and an untrusted
+// mode keeps even a write from corrupting the schema, an untrusted
 // schema keeps views and triggers from calling functions with side
-// effects.
-func openPayload(file string, write bool) (*sqlite3.Conn, error) {
+// effects, and the memory limits keep a statement (or a view inside the
+// file) from spending the host's memory.
+func openPayload(file string, write bool, limits sqlLimits) (*sqlite3.Conn, error) {
 	p := filepath.ToSlash(file)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
@@ -121,6 +123,7 @@ func openPayload(file string, write bool) (*sqlite3.Conn, error) {
 			return nil, fmt.Errorf("vine: configure payload connection: %w", err)
 		}
 	}
+	limits.apply(conn)
 	return conn, nil
 }
 
@@ -139,6 +142,9 @@ func sqlFailure(ctx context.Context, conn *sqlite3.Conn, op string, err error, a
 	}
 	if ctx.Err() != nil || errors.Is(err, sqlite3.INTERRUPT) || errors.Is(err, sqlite3.BUSY) {
 		return sqlTimeout(op, host)
+	}
+	if refusal := sqlLimitRefusal(op, err, host.limits); refusal != nil {
+		return refusal
 	}
 	if errors.Is(err, sqlite3.READONLY) && op == "query" {
 		return envelope.New(envelope.QueryForbidden, op+": the statement would write, and query only reads",

@@ -1,5 +1,5 @@
 //go:build !race
 
-package vine_test
+package vine
 
 const raceEnabled = false

@@ -25,10 +25,21 @@ func moved(id, to string) *envelope.Error {
 		"read it at moved_to").With("moved_to", to)
 }
 
+// idTooLong is the not-found of an id no file system could hold. Naming
+// the limit reveals nothing of the forest: no forest has such a node.
+func idTooLong(raw, reason string) *envelope.Error {
+	return envelope.New(envelope.NotFound, "node not found: "+raw,
+		"no node can have this id: it "+reason+"; ids are exact paths without .md, "+
+			"and a file name is at most 255 bytes").With("limit", "id_length")
+}
+
 // resolve finds the catalog row of a caller-supplied id. The id is
 // contained with symlink resolution first; a file without a row is
 // indexed on the spot (self-heal); a waymark answers E_MOVED.
 func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) {
+	if reason := forest.IDTooLong(strings.Trim(strings.TrimSpace(raw), "/")); reason != "" {
+		return catalog.Record{}, idTooLong(raw, reason)
+	}
 	id, path, ok := v.reachable(ctx, raw)
 	if !ok {
 		return catalog.Record{}, notFound(raw)

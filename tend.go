@@ -67,6 +67,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 		return nil, err
 	}
 	host = v.grantedTables(ctx, host, rec)
+	host.limits = v.sqlLimits
 	st, err := sqlguard.Tend(sqlText)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 func runTend(ctx context.Context, file string, st sqlguard.Statement, host sqlHost) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, host.deadline())
 	defer cancel()
-	conn, err := openPayload(file, true)
+	conn, err := openPayload(file, true, host.limits)
 	if err != nil {
 		return 0, err
 	}
@@ -134,11 +135,15 @@ func runTend(ctx context.Context, file string, st sqlguard.Statement, host sqlHo
 	if err := conn.Exec("BEGIN IMMEDIATE"); err != nil {
 		return 0, sqlFailure(ctx, conn, "tend", err, auth, host)
 	}
-	n, err := authorized(conn, auth, st)
-	if err == nil {
-		if err = conn.Exec("COMMIT"); err == nil {
-			return n, nil
+	var n int64
+	err = withinMemory(conn, func() (err error) {
+		if n, err = authorized(conn, auth, st); err == nil {
+			err = conn.Exec("COMMIT")
 		}
+		return err
+	})
+	if err == nil {
+		return n, nil
 	}
 	conn.SetInterrupt(context.Background()) // the rollback must run even past the deadline
 	if !conn.GetAutocommit() {
@@ -164,7 +169,7 @@ func authorized(conn *sqlite3.Conn, auth *sqlguard.Authorizer, st sqlguard.State
 // statement, and a write), runs it to completion (RETURNING rows are
 // discarded), and answers the rows it changed.
 func execTend(conn *sqlite3.Conn, st sqlguard.Statement) (int64, error) {
-	stmt, tail, err := conn.Prepare(st.Exec)
+	stmt, tail, err := conn.Prepare(st.SQL)
 	if err != nil {
 		return 0, err
 	}

@@ -78,6 +78,24 @@ type Options struct {
 	// (Part K); SetEmbedder changes it later. It enables the Gauntlet once
 	// an index of its model exists, never hybrid entry search by itself.
 	Embedder canopy.Embedder
+
+	// SQLMaxLength is the largest string or blob, in bytes, a query or
+	// tend statement may build or read (SQLITE_LIMIT_LENGTH); past it the
+	// call answers E_QUERY_INVALID naming the limit. Zero means
+	// DefaultSQLMaxLength (16 MiB).
+	SQLMaxLength int
+
+	// SQLMaxMemory is the SQLite heap, in bytes, one query or tend
+	// statement may use (the hard heap limit of its own connection); past
+	// it the call answers E_QUERY_INVALID naming the limit. Zero means
+	// DefaultSQLMaxMemory (64 MiB). The driver gives each connection at
+	// most 256 MiB of memory, so a larger value changes nothing.
+	SQLMaxMemory int64
+
+	// QueryMaxResultBytes bounds the cell bytes one query copies out of
+	// SQLite for its answer; past it the call answers E_QUERY_INVALID
+	// naming the limit. Zero means DefaultQueryMaxResultBytes (1 MiB).
+	QueryMaxResultBytes int64
 }
 
 // Progress reports how far a long operation has come.
@@ -99,6 +117,7 @@ type Vine struct {
 	observer      Observer
 	heatSource    HeatSource
 	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
+	sqlLimits     sqlLimits       // memory limits of query and tend
 
 	trails  *trails.Store  // heat (Part D)
 	tracer  *trails.Tracer // one event per call
@@ -156,7 +175,7 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
 		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
-		fetcher: opt.Fetcher, lockWait: opt.LockWait}
+		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt)}
 	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()

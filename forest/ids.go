@@ -2,6 +2,7 @@ package forest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,62 @@ import (
 // idHint teaches the shape of an id to a caller that sent a bad one.
 const idHint = "ids are root-relative paths with / separators and no .md extension, " +
 	"e.g. projects/_index or projects/mixerllm/architecture"
+
+// Name limits. A file system refuses a name over 255 bytes (NAME_MAX) and
+// a path over 4096 (PATH_MAX) with ENAMETOOLONG; the shape checks refuse
+// such ids and paths by name first, so the answer is a refusal the caller
+// can act on, never an E_INTERNAL.
+const (
+	// MaxNameBytes is the longest segment of an id or of a forest path,
+	// and the longest node file name (the id's last segment plus ".md").
+	MaxNameBytes = 255
+	// MaxIDBytes is the longest id or forest-relative path: within
+	// PATH_MAX once joined to the forest's own directory.
+	MaxIDBytes = 1024
+)
+
+// IDTooLong says why id is longer than a node's file can be named, or "".
+func IDTooLong(id string) string {
+	if reason := PathTooLong(id); reason != "" {
+		return reason
+	}
+	if _, base := splitLast(id); len(base)+len(NodeExt) > MaxNameBytes {
+		return fmt.Sprintf("ends in a segment of %d bytes, over the limit of %d for a node name (%d with %s)",
+			len(base), MaxNameBytes-len(NodeExt), MaxNameBytes, NodeExt)
+	}
+	return ""
+}
+
+// PathTooLong says why a forest-relative slash path is longer than a file
+// system allows, or "".
+func PathTooLong(rel string) string {
+	if len(rel) > MaxIDBytes {
+		return fmt.Sprintf("is %d bytes long, over the limit of %d", len(rel), MaxIDBytes)
+	}
+	for seg := range strings.SplitSeq(rel, "/") {
+		if len(seg) > MaxNameBytes {
+			return fmt.Sprintf("has a segment of %d bytes, over the limit of %d", len(seg), MaxNameBytes)
+		}
+	}
+	return ""
+}
+
+// HostPathTooLong says why a host folder a forest is to be made in (a
+// new forest, a restore target) is longer than a file system allows, or
+// "". The folder is named by the host, so the reason names the segment
+// by its length only, never the machine path.
+func HostPathTooLong(dir string) string {
+	const pathMax = 4096
+	if len(dir) >= pathMax {
+		return fmt.Sprintf("is %d bytes long, over the limit of %d", len(dir), pathMax-1)
+	}
+	for seg := range strings.SplitSeq(filepath.ToSlash(dir), "/") {
+		if len(seg) > MaxNameBytes {
+			return fmt.Sprintf("has a folder name of %d bytes, over the limit of %d", len(seg), MaxNameBytes)
+		}
+	}
+	return ""
+}
 
 // IsIndex reports whether id names a branch index: "_index" or "…/_index".
 func IsIndex(id string) bool {
@@ -358,7 +415,7 @@ func idShape(id string) (reason string, escapes bool) {
 			return "lies under " + seg + ", which holds no nodes", false
 		}
 	}
-	return "", false
+	return IDTooLong(id), false
 }
 
 // fileShape returns why a forest-relative slash path can never name a file
@@ -382,7 +439,7 @@ func fileShape(rel string) (reason string, escapes bool) {
 			return `has an empty or "." segment`, false
 		}
 	}
-	return "", false
+	return PathTooLong(rel), false
 }
 
 func escapeError(id string) error {

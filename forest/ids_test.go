@@ -433,3 +433,64 @@ func TestResolveAgreesWithFullEvaluation(t *testing.T) {
 		assert.Equal(t, want, got, rel)
 	}
 }
+
+// TestIDTooLong: ids and paths a file system cannot hold are refused by
+// their shape, before any file is touched (ENAMETOOLONG is no refusal).
+func TestIDTooLong(t *testing.T) {
+	seg := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct {
+		name, id string
+		want     string // "" means the id fits
+	}{
+		{"short", "projects/roadmap", ""},
+		{"last segment at the node-name limit", "x/" + seg(252), ""},
+		{"last segment one past it", "x/" + seg(253), "ends in a segment of 253 bytes, over the limit of 252"},
+		{"folder segment at the limit", seg(255) + "/x", ""},
+		{"folder segment past it", seg(256) + "/x", "has a segment of 256 bytes, over the limit of 255"},
+		{"multibyte bytes count, not runes", "x/" + strings.Repeat("é", 127), "ends in a segment of 254 bytes"},
+		{"whole id past the limit", strings.Repeat(seg(100)+"/", 11) + "x", "is 1112 bytes long, over the limit of 1024"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := IDTooLong(tt.id)
+			if tt.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Contains(t, got, tt.want)
+			reason, escapes := idShape(tt.id)
+			assert.Equal(t, got, reason, "the shape check refuses it too")
+			assert.False(t, escapes)
+		})
+	}
+	r, err := NewRoot(t.TempDir())
+	require.NoError(t, err)
+	_, err = r.Path(seg(300))
+	require.Error(t, err)
+	assert.Equal(t, envelope.NotFound, envelope.CodeOf(err))
+	assert.Contains(t, err.Error(), "node not found")
+	_, err = r.File("x/" + seg(300) + ".db")
+	assert.Equal(t, envelope.NotFound, envelope.CodeOf(err), "a payload path too long names no file")
+}
+
+func TestHostPathTooLong(t *testing.T) {
+	tests := []struct {
+		name, dir, want string
+	}{
+		{"ordinary", "/srv/forests/team", ""},
+		{"a folder at the limit", "/srv/" + strings.Repeat("a", 255), ""},
+		{"a folder past it", "/srv/" + strings.Repeat("a", 256) + "/x", "has a folder name of 256 bytes, over the limit of 255"},
+		{"a path past PATH_MAX", strings.Repeat("/"+strings.Repeat("b", 200), 21), "bytes long, over the limit of 4095"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := HostPathTooLong(tt.dir)
+			if tt.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Contains(t, got, tt.want)
+			assert.NotContains(t, got, "srv", "the reason never repeats the machine path")
+		})
+	}
+}

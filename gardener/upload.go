@@ -6,7 +6,10 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
@@ -18,6 +21,12 @@ const StagingDir = forest.DerivedDir + "/uploads"
 
 // maxSourceURL bounds a declared source URL (J.8).
 const maxSourceURL = 2048
+
+// MaxUploadNameBytes bounds each segment of an uploaded file's name. A
+// file system allows 255 bytes; the engine needs room beside the name
+// for what it derives from it (the staging copy's ".tmp", the node's
+// ".md"), so a longer name would fail midway instead of being refused.
+const MaxUploadNameBytes = 200
 
 // UploadFile is one file sent as bytes (J.8 upload).
 type UploadFile struct {
@@ -108,14 +117,50 @@ func stagedName(i int, name string) (string, error) {
 	if strings.TrimSpace(name) == "" {
 		return "", entryErr(i, "name is empty", hint)
 	}
-	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) || strings.ContainsRune(name, 0) {
+	if r := strings.IndexFunc(name, unicode.IsControl); r >= 0 {
+		return "", entryErr(i, fmt.Sprintf("name %q contains the control character %U", name, []rune(name[r:])[0]),
+			hint+"; a file name holds no NUL byte or other control character")
+	}
+	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) {
 		return "", entryErr(i, fmt.Sprintf("name %q is absolute", name), hint)
 	}
 	clean := path.Clean(strings.ReplaceAll(name, `\`, "/"))
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || strings.HasSuffix(name, "/") {
 		return "", entryErr(i, fmt.Sprintf("name %q does not name a file under the staging folder", name), hint)
 	}
+	if reason := uploadNameTooLong(clean); reason != "" {
+		return "", entryErr(i, fmt.Sprintf("name %s %s", clipName(clean), reason),
+			fmt.Sprintf("each folder or file name is at most %d bytes, the whole name at most %d; shorten it",
+				MaxUploadNameBytes, forest.MaxIDBytes))
+	}
 	return clean, nil
+}
+
+// uploadNameTooLong says why a clean staged name is too long, or "".
+func uploadNameTooLong(clean string) string {
+	if len(clean) > forest.MaxIDBytes {
+		return forest.PathTooLong(clean)
+	}
+	for seg := range strings.SplitSeq(clean, "/") {
+		if len(seg) > MaxUploadNameBytes {
+			return fmt.Sprintf("has a segment of %d bytes, over the limit of %d", len(seg), MaxUploadNameBytes)
+		}
+	}
+	return ""
+}
+
+// clipName quotes a name for a message about its length, cut short: the
+// caller sent it and knows it.
+func clipName(s string) string {
+	const keep = 60
+	if len(s) <= keep {
+		return strconv.Quote(s)
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "…"
 }
 
 // checkSourceURL: http or https, at most 2048 characters, no control or

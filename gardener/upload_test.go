@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/internal/testforest"
 )
 
 func TestUploadPlantsRefreshesAndConsumes(t *testing.T) {
@@ -82,4 +83,41 @@ func TestUploadReferenceDegradesToCached(t *testing.T) {
 	c, err := v.Pick(ctx, "n", vine.PickOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, c.Body, "Staged text.")
+}
+
+// TestUploadRefusesOddNames: a NUL byte in a name once read as "is
+// absolute", and a name longer than the engine can stage answered
+// E_INTERNAL naming fs.PathError. Each is E_SCHEMA naming the entry and
+// what is wrong, before a byte is staged.
+func TestUploadRefusesOddNames(t *testing.T) {
+	v := newForest(t)
+	g := New(v, nil)
+	tests := []struct {
+		name, file, want string
+	}{
+		{"NUL byte", "notes\x00.md", "contains the control character U+0000"},
+		{"NUL byte after a slash", "q1/\x00", "contains the control character U+0000"},
+		{"other control character", "a\tb.md", "contains the control character U+0009"},
+		{"segment past the upload limit", strings.Repeat("a", 201) + ".md", "has a segment of 204 bytes, over the limit of 200"},
+		{"folder past the upload limit", strings.Repeat("d", 256) + "/x.md", "has a segment of 256 bytes"},
+		{"whole name past the id limit", strings.Repeat("e/", 520) + "x.md", "over the limit of 1024"},
+		{"absolute is still absolute", "/etc/x.md", "is absolute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := testforest.TreeDigest(t, v.Dir())
+			_, err := g.Upload(context.Background(), []UploadFile{{Name: tt.file, Data: []byte("# T\n\nText.")}}, "inbox")
+			require.Error(t, err)
+			assert.Equal(t, vine.ESchema, vine.CodeOf(err), "%v", err)
+			assert.Contains(t, err.Error(), "files[0]")
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), strings.Repeat("a", 100), "a long name is clipped")
+			assert.NoDirExists(t, filepath.Join(v.Dir(), filepath.FromSlash(StagingDir)), "nothing staged")
+			assert.Equal(t, before, testforest.TreeDigest(t, v.Dir()))
+		})
+	}
+	rep, err := g.Upload(context.Background(), []UploadFile{{Name: strings.Repeat("a", 197) + ".md",
+		Data: []byte("# T\n\nText at the limit.")}}, "inbox")
+	require.NoError(t, err, "a name at the limit is staged and planted")
+	assert.Len(t, rep.Planted, 1)
 }

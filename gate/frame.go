@@ -45,8 +45,8 @@ type Frame struct {
 }
 
 // Classify checks a buffered stream against the frame contract, in the
-// order of the decision table: sentinel (2), UTF-8 and header (3), path
-// (4), body length (5). It touches no file system; Run adds the on-disk
+// order of the decision table: sentinel (2), one frame, UTF-8 and header
+// (3), path (4), body length (5). It touches no file system; Run adds the on-disk
 // checks (symlinks, directories) before it writes. A refusal is a
 // *Refusal; the returned Frame carries whatever was parsed before it.
 func Classify(stream []byte, opts *Options) (Frame, error) {
@@ -55,6 +55,10 @@ func Classify(stream []byte, opts *Options) (Frame, error) {
 	body, ok := cutSentinel(stream)
 	if !ok {
 		return f, refusal(MissingSentinel, "the last line is not %s (stream ends %q)", Sentinel, tail(stream, 40))
+	}
+	if line := sentinelLine(body); line > 0 {
+		return f, refusal(BadFrame, "line %d is %s before the last line: a stream is one frame, so a second "+
+			"frame or a body line reading %s is refused", line, Sentinel, Sentinel)
 	}
 	if !utf8.Valid(stream) {
 		return f, refusal(BadHeader, "the stream is not UTF-8 text (invalid byte at offset %d)", invalidAt(stream))
@@ -89,6 +93,18 @@ func cutSentinel(stream []byte) ([]byte, bool) {
 		return nil, false // "...xEND_PATCH\n": the last line is not the sentinel
 	}
 	return body, true
+}
+
+// sentinelLine is the 1-based number of the first line of body that is
+// exactly the sentinel, or 0. Such a line ends a frame, so whatever
+// follows it would be a second frame written as the first one's text.
+func sentinelLine(body []byte) int {
+	for i, line := range bytes.Split(body, []byte("\n")) {
+		if string(line) == Sentinel {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // checkPath refuses every path that is not a plain, clean, relative file

@@ -42,6 +42,15 @@ func TestClassify(t *testing.T) {
 		{"not UTF-8 in the body", "PATH notes/seed.txt\n\xff\xfe\nEND_PATCH\n", nil, BadHeader, "UTF-8"},
 		{"not UTF-8 in the path", "PATH notes/\xc3.txt\nEND_PATCH\n", nil, BadHeader, "offset 11"},
 
+		// 3: one frame per stream
+		{"two frames", "PATH a.txt\nA\nEND_PATCH\nPATH b.txt\nB\nEND_PATCH\n", nil, BadFrame, "line 3 is END_PATCH"},
+		{"two frames, same path", frameOf("notes/seed.txt", 1) + frameOf("notes/seed.txt", 1), nil, BadFrame, "one frame"},
+		{"sentinel line inside the body", "PATH a.txt\nA\nEND_PATCH\nB\nEND_PATCH\n", nil, BadFrame, "line 3"},
+		{"sentinel right after the header", "PATH a.txt\nEND_PATCH\nEND_PATCH\n", nil, BadFrame, "line 2"},
+		{"second frame with a bad header", "PATH a.txt\nEND_PATCH\nb.txt\nEND_PATCH\n", nil, BadFrame, ""},
+		{"two frames, the second forbidden", frameOf("a.txt", 1) + frameOf("secrets.env", 1), nil, BadFrame, ""},
+		{"two frames, the second too long", frameOf("a.txt", 1) + frameOf("b.txt", 60), nil, BadFrame, ""},
+
 		// 4: the path
 		{"empty path", "PATH \nEND_PATCH\n", nil, Forbidden, "no path"},
 		{"blank path", "PATH    \nEND_PATCH\n", nil, Forbidden, "no path"},
@@ -78,6 +87,7 @@ func TestClassify(t *testing.T) {
 		{"40 lines", frameOf("notes/seed.txt", 40), nil, "", ""},
 		{"empty body", "PATH notes/seed.txt\nEND_PATCH\n", nil, "", ""},
 		{"path padded with spaces", "PATH   notes/seed.txt  \nx\nEND_PATCH\n", nil, "", ""},
+		{"sentinel-like body lines", "PATH a.txt\nEND_PATCH \n END_PATCH\nxEND_PATCH\nEND_PATCH\r\nEND_PATCHES\nEND_PATCH\n", nil, "", ""},
 		{"header with CR", "PATH notes/seed.txt\r\nx\nEND_PATCH\n", nil, "", ""},
 		{"names similar to forbidden ones", frameOf("notes/git/config.md", 1), nil, "", ""},
 		{"unicode path", frameOf("notas/maré-alta.md", 1), nil, "", ""},

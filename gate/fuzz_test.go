@@ -1,11 +1,15 @@
 package gate
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzClassify runs the whole gate against a small tree for every input:
@@ -26,6 +30,9 @@ func FuzzClassify(f *testing.F) {
 		"PATH a/b/c.txt\nEND_PATCH\n",
 		"END_PATCH\n",
 		"PATH \xff\nEND_PATCH\n",
+		"PATH notes/seed.txt\nA\nEND_PATCH\nPATH notes/other.txt\nB\nEND_PATCH\n",
+		"PATH notes/seed.txt\nA\nEND_PATCH\nB\nEND_PATCH\n",
+		"PATH notes/seed.txt\nEND_PATCH \nEND_PATCH\r\nEND_PATCH\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -60,6 +67,9 @@ func FuzzClassify(f *testing.F) {
 			if err != nil {
 				t.Fatalf("applied a frame Classify refuses: %v", err)
 			}
+			if sentinelLine(frame.Body) > 0 {
+				t.Fatalf("applied a body holding an %s line: %q", Sentinel, frame.Body)
+			}
 			got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(res.Path)))
 			if err != nil || string(got) != string(frame.Body) {
 				t.Fatalf("accepted %q but the file holds %q (%v)", res.Path, got, err)
@@ -85,4 +95,57 @@ func mkfile(t *testing.T, p, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzApplyStream runs the frame reader on every input delivered three
+// ways: in reads of a fuzzed size (the verdict must be Apply's on the
+// whole stream), twice over (two frames are never one: never 0, nothing
+// written), and as a drip past a short total limit (2, nothing written).
+func FuzzApplyStream(f *testing.F) {
+	for _, seed := range []string{
+		"PATH notes/seed.txt\nseed\nEND_PATCH\n",
+		"PATH notes/seed.txt\nA\nEND_PATCH\nPATH notes/b.txt\nB\nEND_PATCH\n",
+		"PATH notes/seed.txt\nA\nEND_PATCH\nB\nEND_PATCH\n",
+		"PATH notes/seed.txt\nseed\n",
+		"PATH ../x\nEND_PATCH\n",
+		longFixture(),
+	} {
+		f.Add([]byte(seed), uint8(1))
+		f.Add([]byte(seed), uint8(13))
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, chunk uint8) {
+		n := max(int(chunk), 1)
+		whole := applyFresh(t, stream, func() io.Reader { return bytes.NewReader(stream) }, nil)
+		pieces := applyFresh(t, stream, func() io.Reader { return &chunkReader{data: stream, n: n} }, nil)
+		if pieces.Code != whole.Code || pieces.Class != whole.Class {
+			t.Fatalf("%d-byte reads gave %s, the whole stream %s", n, pieces.Class, whole.Class)
+		}
+		twice := append(slices.Clone(stream), stream...)
+		if res := applyFresh(t, twice, func() io.Reader { return &chunkReader{data: twice, n: n} }, nil); res.Code == 0 {
+			t.Fatalf("two copies of %q applied as one frame", stream)
+		}
+		if len(stream) >= 8 {
+			drip := &dripReader{data: string(stream), every: 2 * time.Millisecond}
+			opts := &Options{IdleTimeout: time.Second, TotalTimeout: 5 * time.Millisecond}
+			if res := applyFresh(t, stream, func() io.Reader { return drip }, opts); res.Class != TimedOut {
+				t.Fatalf("a drip of %d bytes past the total limit gave %s (%s)", len(stream), res.Class, res.Reason)
+			}
+		}
+	})
+}
+
+// applyFresh applies one stream to a fresh seed tree and checks the
+// invariant every outcome keeps: a refusal leaves the tree as it was.
+func applyFresh(t *testing.T, stream []byte, open func() io.Reader, opts *Options) *Result {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "wt")
+	mkfile(t, filepath.Join(root, "notes", "seed.txt"), "seed\n")
+	res, err := ApplyStream(context.Background(), root, open(), opts)
+	if err != nil {
+		t.Fatalf("gate did not run: %v", err)
+	}
+	if res.Code != 0 && res.Before != res.After {
+		t.Fatalf("refused with %d (%s) but the tree moved, stream %q", res.Code, res.Reason, stream)
+	}
+	return res
 }

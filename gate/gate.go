@@ -16,10 +16,16 @@
 //
 //	0 one allowed file was replaced
 //	2 the sentinel line is missing, or the read timed out
-//	3 the header line is unusable
+//	3 the header line is unusable, or the stream holds more than one frame
 //	4 the requested path is forbidden, or the write was refused
 //	5 the body exceeds the line limit
 //	6 a failure changed the tree
+//
+// A stream is one frame: an END_PATCH line before the last line (a second
+// frame, or a body line that reads as the sentinel) is refused with 3,
+// never written as text. The read is bounded twice: a stream silent for
+// the idle limit, or still arriving at the total limit, is abandoned
+// with 2, so a drip of one byte a second cannot hold the gate open.
 //
 // A refused frame is proven harmless by hashing the tree again: when the
 // hash moved, the outcome is 6 whatever went wrong first.
@@ -49,6 +55,9 @@ const (
 	// BadHeader: the first line is not "PATH <path>", or the stream is not
 	// UTF-8 text (exit 3).
 	BadHeader Class = "bad_header"
+	// BadFrame: the stream is not one frame: an END_PATCH line comes
+	// before the last line (exit 3).
+	BadFrame Class = "bad_frame"
 	// Forbidden: the path is absolute, escapes the root, passes through a
 	// symlink, or names a forbidden file (exit 4).
 	Forbidden Class = "forbidden_path"
@@ -70,7 +79,7 @@ func (c Class) ExitCode() int {
 		return 0
 	case MissingSentinel, TimedOut:
 		return 2
-	case BadHeader:
+	case BadHeader, BadFrame:
 		return 3
 	case Forbidden, Refused:
 		return 4
@@ -84,9 +93,13 @@ func (c Class) ExitCode() int {
 const (
 	// DefaultMaxLines is the body line limit of the spike contract.
 	DefaultMaxLines = 40
-	// DefaultIdleTimeout is the read limit: a stream silent this long is
-	// abandoned with exit 2.
+	// DefaultIdleTimeout abandons a stream silent this long with exit 2.
 	DefaultIdleTimeout = 20 * time.Second
+	// DefaultTotalTimeout abandons a stream still arriving this long after
+	// the read began, with exit 2: the seed's twenty-second read limit,
+	// started when the stream opens. While it is not raised above the idle
+	// limit, it is the one that fires.
+	DefaultTotalTimeout = 20 * time.Second
 	// DefaultMaxBytes bounds a buffered stream; a frame of 40 lines has no
 	// business being larger.
 	DefaultMaxBytes = 1 << 20
@@ -115,14 +128,18 @@ type Result struct {
 func (r *Result) OK() bool { return r.Class == Replaced }
 
 // Options tune a gate. The zero value is the spike contract: 40 body
-// lines, a 20 s idle limit, the built-in forbidden names, and an atomic
-// file replace under the root.
+// lines, a 20 s read limit (idle and total), the built-in forbidden
+// names, and an atomic file replace under the root.
 type Options struct {
 	// MaxLines is the body line limit; 0 means DefaultMaxLines.
 	MaxLines int
 	// IdleTimeout abandons a stream silent this long; 0 means
-	// DefaultIdleTimeout. A total limit is the context's deadline.
+	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// TotalTimeout abandons a stream still arriving this long after
+	// ApplyStream began reading, however steadily it drips; 0 means
+	// DefaultTotalTimeout. The context's deadline bounds it as well.
+	TotalTimeout time.Duration
 	// MaxBytes bounds the buffered stream; 0 means DefaultMaxBytes.
 	MaxBytes int64
 	// Forbidden adds names to the built-in forbidden set, in the same
@@ -152,6 +169,9 @@ func (o *Options) withDefaults() Options {
 	if opt.IdleTimeout <= 0 {
 		opt.IdleTimeout = DefaultIdleTimeout
 	}
+	if opt.TotalTimeout <= 0 {
+		opt.TotalTimeout = DefaultTotalTimeout
+	}
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = DefaultMaxBytes
 	}
@@ -167,16 +187,20 @@ type Writer interface {
 
 // Source produces one whole frame, or an error when it could not: a
 // buffered stdin, a saved draft, a model client that reads its stream to
-// the end. Errors that report Timeout() true, ErrIdleTimeout and an
-// expired context classify as TimedOut; ErrTooLarge as TooLong; any other
+// the end. Errors that report Timeout() true, ErrIdleTimeout,
+// ErrTotalTimeout and an expired context classify as TimedOut; ErrTooLarge as TooLong; any other
 // error as MissingSentinel, because the frame never arrived whole.
 type Source func(ctx context.Context) ([]byte, error)
 
-// ApplyStream reads one frame from r to the end, within the idle and byte
-// limits, and applies it under root.
+// ApplyStream reads one frame from r to the end, within the idle, total
+// and byte limits, and applies it under root. The total limit bounds the
+// read only; the write that follows has ctx alone.
 func ApplyStream(ctx context.Context, root string, r io.Reader, opts *Options) (*Result, error) {
 	opt := opts.withDefaults()
 	return Run(ctx, root, func(ctx context.Context) ([]byte, error) {
+		cause := fmt.Errorf("%w (%s)", ErrTotalTimeout, opt.TotalTimeout)
+		ctx, cancel := context.WithTimeoutCause(ctx, opt.TotalTimeout, cause)
+		defer cancel()
 		return ReadAll(ctx, r, opt.IdleTimeout, opt.MaxBytes)
 	}, &opt)
 }
@@ -276,7 +300,7 @@ func (r *Result) markDirty(cause error) {
 func sourceRefusal(err error) *Refusal {
 	var timeout interface{ Timeout() bool }
 	switch {
-	case errors.Is(err, ErrIdleTimeout), errors.Is(err, context.DeadlineExceeded),
+	case errors.Is(err, ErrIdleTimeout), errors.Is(err, ErrTotalTimeout), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &timeout) && timeout.Timeout():
 		return &Refusal{Class: TimedOut, Reason: "read timed out before the frame arrived: " + err.Error(), Err: err}
 	case errors.Is(err, ErrTooLarge):

@@ -308,8 +308,10 @@ func TestStreamFailuresAreTwo(t *testing.T) {
 		{"dropped socket", io.MultiReader(strings.NewReader("PATH notes/seed.txt\nse"), errReader{io.ErrUnexpectedEOF}),
 			Options{}, 0, MissingSentinel},
 		{"hang", hung(t), Options{IdleTimeout: 50 * time.Millisecond}, 0, TimedOut},
-		{"slow drip past the total deadline", &dripReader{data: "PATH notes/seed.txt\nx\nEND_PATCH\n", every: 20 * time.Millisecond},
+		{"slow drip past the context's deadline", &dripReader{data: "PATH notes/seed.txt\nx\nEND_PATCH\n", every: 20 * time.Millisecond},
 			Options{IdleTimeout: time.Second}, 100 * time.Millisecond, TimedOut},
+		{"slow drip past the total limit", &dripReader{data: "PATH notes/seed.txt\nx\nEND_PATCH\n", every: 20 * time.Millisecond},
+			Options{IdleTimeout: time.Second, TotalTimeout: 100 * time.Millisecond}, 0, TimedOut},
 		{"clean EOF without sentinel", strings.NewReader("PATH notes/seed.txt\nseed\nEND_PAT"), Options{}, 0, MissingSentinel},
 	}
 	for _, tt := range tests {
@@ -434,4 +436,78 @@ func (r *dripReader) Read(p []byte) (int, error) {
 	time.Sleep(r.every)
 	p[0], r.data = r.data[0], r.data[1:]
 	return 1, nil
+}
+
+// chunkReader delivers its data n bytes per Read: a stream arriving in
+// pieces, as a model's tokens do.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(r.n, len(p), len(r.data))
+	copy(p, r.data[:k])
+	r.data = r.data[k:]
+	return k, nil
+}
+
+// TestOneFramePerStream: a second frame in the stream, however it
+// arrives, is refused with 3 and nothing of either frame is written.
+func TestOneFramePerStream(t *testing.T) {
+	first := "PATH notes/seed.txt\nfirst\nEND_PATCH\n"
+	tests := []struct {
+		name   string
+		stream string
+	}{
+		{"two frames", first + "PATH notes/other.txt\nsecond\nEND_PATCH\n"},
+		{"the same frame twice", first + first},
+		{"a second frame for a forbidden path", first + "PATH .git/config\n[core]\nEND_PATCH\n"},
+		{"a body line that is the sentinel", "PATH notes/seed.txt\na\nEND_PATCH\nb\nEND_PATCH\n"},
+	}
+	for _, tt := range tests {
+		for _, chunk := range []int{1, 7, 1 << 16} {
+			t.Run(fmt.Sprintf("%s/%d-byte reads", tt.name, chunk), func(t *testing.T) {
+				root := spikeTree(t)
+				before := snapshot(t, root)
+				res, err := ApplyStream(context.Background(), root, &chunkReader{data: []byte(tt.stream), n: chunk}, nil)
+				require.NoError(t, err)
+				assert.Equal(t, BadFrame, res.Class, res.Reason)
+				assert.Equal(t, 3, res.Code)
+				assert.Equal(t, res.Before, res.After)
+				assert.Equal(t, before, snapshot(t, root), "nothing of either frame is written")
+			})
+		}
+	}
+}
+
+// TestTotalLimitStopsADrip: a stream that never goes idle is abandoned at
+// the total limit with 2 and the tree unchanged; the write that follows a
+// read in time is not bound by it.
+func TestTotalLimitStopsADrip(t *testing.T) {
+	root := spikeTree(t)
+	drip := &dripReader{data: "PATH notes/seed.txt\n" + strings.Repeat("x", 200) + "\nEND_PATCH\n", every: 5 * time.Millisecond}
+	start := time.Now()
+	res, err := ApplyStream(context.Background(), root, drip,
+		&Options{IdleTimeout: time.Second, TotalTimeout: 60 * time.Millisecond})
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), time.Second, "the drip never reset the total limit")
+	assert.Equal(t, TimedOut, res.Class)
+	assert.Equal(t, 2, res.Code)
+	assert.ErrorIs(t, res.Err, ErrTotalTimeout)
+	assert.Contains(t, res.Reason, "total read limit (60ms)")
+	assert.Equal(t, res.Before, res.After)
+
+	var deadline bool
+	res, err = ApplyStream(context.Background(), root, strings.NewReader("PATH notes/seed.txt\nx\nEND_PATCH\n"),
+		&Options{TotalTimeout: time.Hour, Writer: writerFunc(func(ctx context.Context, root, rel string, b []byte) error {
+			_, deadline = ctx.Deadline()
+			return FileWriter{}.Replace(ctx, root, rel, b)
+		})})
+	require.NoError(t, err)
+	assert.True(t, res.OK(), res.Reason)
+	assert.False(t, deadline, "the total read limit bounds the read only")
 }

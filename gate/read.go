@@ -12,6 +12,9 @@ import (
 var (
 	// ErrIdleTimeout: the stream sent nothing for the idle limit.
 	ErrIdleTimeout = errors.New("gate: stream idle past the read limit")
+	// ErrTotalTimeout: the stream was still arriving at the total limit
+	// (ApplyStream sets it as the cause of the read's deadline).
+	ErrTotalTimeout = errors.New("gate: stream still arriving at the total read limit")
 	// ErrTooLarge: the stream exceeded the byte limit.
 	ErrTooLarge = errors.New("gate: stream exceeds the byte limit")
 )
@@ -24,7 +27,8 @@ type readChunk struct {
 
 // ReadAll buffers r to EOF in memory. Every read must deliver within idle
 // (0 means DefaultIdleTimeout), the whole stream must stay within
-// maxBytes (0 means DefaultMaxBytes), and ctx bounds the total. On any
+// maxBytes (0 means DefaultMaxBytes), and ctx bounds the total (its
+// cause, such as ErrTotalTimeout, is in the error). On any
 // failure the partial buffer is dropped and only the error returns:
 // a short stream is not a shorter answer.
 //
@@ -67,7 +71,7 @@ func ReadAll(ctx context.Context, r io.Reader, idle time.Duration, maxBytes int6
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("gate: read abandoned after %d bytes: %w", len(out), ctx.Err())
+			return nil, abandoned(ctx, len(out))
 		case <-timer.C:
 			return nil, fmt.Errorf("%w (%s without data, %d bytes received)", ErrIdleTimeout, idle, len(out))
 		case c := <-chunks:
@@ -87,4 +91,13 @@ func ReadAll(ctx context.Context, r io.Reader, idle time.Duration, maxBytes int6
 			next <- struct{}{}
 		}
 	}
+}
+
+// abandoned is the error of a read its context ended: the cause when one
+// was given (the total limit), and the context's own error either way.
+func abandoned(ctx context.Context, received int) error {
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return fmt.Errorf("%w, %d bytes received: %w", cause, received, ctx.Err())
+	}
+	return fmt.Errorf("gate: read abandoned after %d bytes: %w", received, ctx.Err())
 }

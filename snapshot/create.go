@@ -135,6 +135,10 @@ func outDir(root, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("snapshot: output directory: %w", err)
 	}
+	if reason := forest.HostPathTooLong(abs); reason != "" {
+		return "", envelope.New(envelope.Schema, "snapshot: the output directory "+reason,
+			"a file system refuses such a name; choose a shorter folder")
+	}
 	if abs, err = resolveExisting(abs); err != nil {
 		return "", fmt.Errorf("snapshot: output directory: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/monkeyllm/vine"
@@ -53,7 +54,11 @@ type Restored struct {
 
 // Restore makes a new forest at newDir from a snapshot file: a .forest
 // file or a bare git bundle, told apart by content. newDir must not exist
-// or be an empty directory; restore never writes into a forest.
+// or be an empty directory, and must not lie inside an existing forest
+// (that forest would index the restored one as broken nodes); restore
+// never writes into a forest. The bundle's tree must hold plain files
+// only: a forest's git holds markdown and .gitignore, so a symlink (or a
+// submodule) in it is refused before checkout.
 //
 // Everything that can be checked before writing is checked first: a
 // missing file is E_NOT_FOUND; a non-empty target, an unknown shape, a
@@ -203,11 +208,19 @@ func openSnapshotFile(file, what string) (*os.File, int64, error) {
 }
 
 // restoreTarget resolves newDir and refuses one that exists with content
-// (I.4 rule 1). existed reports an empty directory already there.
+// (I.4 rule 1) or lies inside a forest. existed reports an empty
+// directory already there.
 func restoreTarget(dir string) (abs string, existed bool, err error) {
 	abs, err = filepath.Abs(dir)
 	if err != nil {
 		return "", false, fmt.Errorf("snapshot: restore target: %w", err)
+	}
+	if reason := forest.HostPathTooLong(abs); reason != "" {
+		return "", false, envelope.New(envelope.Schema, "snapshot: restore target "+reason,
+			"a file system refuses such a name; choose a shorter folder")
+	}
+	if root := enclosingForest(abs); root != "" {
+		return "", false, nestedRefusal(abs, root)
 	}
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -229,6 +242,64 @@ func restoreTarget(dir string) (abs string, existed bool, err error) {
 		return "", false, notEmpty
 	}
 	return abs, true, nil
+}
+
+// enclosingForest is the root of the forest that holds dir, found by
+// walking up from its parent both as written and with symlinks resolved,
+// or "" when none does.
+func enclosingForest(dir string) string {
+	parent := filepath.Dir(dir)
+	for _, start := range []string{parent, resolvedAncestor(parent)} {
+		for d := start; ; d = filepath.Dir(d) {
+			if isForestRoot(d) {
+				return d
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// isForestRoot reports a forest's root: a master index beside a dialect
+// or a repository, so a stray _index.md alone does not count.
+func isForestRoot(dir string) bool {
+	if !forest.IsForest(dir) {
+		return false
+	}
+	for _, marker := range []string{filepath.Join(forest.MetaDir, "schema.md"), forest.GitDir} {
+		if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvedAncestor is the nearest existing ancestor of dir (dir included)
+// with its symlinks resolved.
+func resolvedAncestor(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return r
+		}
+		if filepath.Dir(d) == d {
+			return d
+		}
+	}
+}
+
+// nestedRefusal names the target relative to the forest that holds it,
+// never a machine path.
+func nestedRefusal(target, root string) error {
+	rel, err := filepath.Rel(root, target)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = filepath.Base(target)
+	}
+	return envelope.New(envelope.Schema,
+		fmt.Sprintf("snapshot: restore target %s is inside the forest %s", filepath.ToSlash(rel), filepath.Base(root)),
+		"restore into a folder outside every forest: the outer forest would index the restored one as broken nodes").
+		With("forest", filepath.Base(root))
 }
 
 // chooseHead picks the branch the restored forest has checked out: the
@@ -422,6 +493,9 @@ func (r *restorer) checkTree(repo *git.Repository, commit plumbing.Hash) error {
 	if _, err := tree.FindEntry(forest.IndexFile); err != nil {
 		return bundleRefusal("it holds no forest: there is no %s at the root of %s", forest.IndexFile, commit)
 	}
+	if err := plainEntries(tree); err != nil {
+		return err
+	}
 	var total int64
 	return tree.Files().ForEach(func(f *object.File) error {
 		if total += f.Size; total > r.opts.MaxBytes {
@@ -429,6 +503,45 @@ func (r *restorer) checkTree(repo *git.Repository, commit plumbing.Hash) error {
 		}
 		return nil
 	})
+}
+
+// plainEntries refuses a tree holding anything but files and folders. A
+// forest's git holds markdown and .gitignore only; a symlink checked out
+// could point anywhere (the restored forest then fails validate, and a
+// payload could be written through it), and a submodule names another
+// repository. All are refused, not only those leaving the forest: none
+// has a place in one.
+func plainEntries(tree *object.Tree) error {
+	walker := object.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		name, entry, err := walker.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return bundleRefusal("its tree is unreadable: %v", err)
+		}
+		if kind := oddEntry(entry.Mode); kind != "" {
+			return envelope.New(envelope.Schema,
+				fmt.Sprintf("snapshot: forest.bundle: its tree holds a %s at %s", kind, clip(name)),
+				"a forest's git holds plain files only (markdown and .gitignore); nothing was restored").
+				With("path", clip(name))
+		}
+	}
+}
+
+// oddEntry names a tree entry mode that is neither a file nor a folder.
+func oddEntry(m filemode.FileMode) string {
+	switch m {
+	case filemode.Symlink:
+		return "symlink"
+	case filemode.Submodule:
+		return "submodule"
+	case filemode.Dir, filemode.Regular, filemode.Executable, filemode.Deprecated:
+		return ""
+	}
+	return "entry of mode " + m.String()
 }
 
 // writePayloads writes every payload member into the scratch forest.

@@ -70,6 +70,8 @@ type Error struct {
 	Message string
 	Hint    string
 	Data    []KV
+
+	cause error // what From turned into E_INTERNAL: for the log, never the wire
 }
 
 // New returns an Error with the given code, message and hint.
@@ -209,6 +211,22 @@ func From(op string, err error) *Error {
 	}
 	typ := fmt.Sprintf("%T", err)
 	typ = strings.TrimPrefix(typ, "*")
-	return New(Internal, fmt.Sprintf("%s failed: internal %s", op, typ),
+	e = New(Internal, fmt.Sprintf("%s failed: internal %s", op, typ),
 		"server-side defect, not the caller's mistake; the detail is in the log")
+	e.cause = err
+	return e
+}
+
+// Unwrap returns the error From turned into this E_INTERNAL, so the log
+// the hint points at can still print it; nil for every other envelope.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Detail is the text the log needs for err: the cause behind an
+// E_INTERNAL that From built, else err's own text.
+func Detail(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.cause != nil {
+		return e.cause.Error()
+	}
+	return err.Error()
 }

@@ -75,3 +75,28 @@ func TestFromAndCodeOf(t *testing.T) {
 type customErr struct{ s string }
 
 func (c *customErr) Error() string { return c.s }
+
+// TestDetailKeepsTheCause: the wire never sees what From turned into
+// E_INTERNAL, while the log the hint points at can still print it.
+func TestDetailKeepsTheCause(t *testing.T) {
+	cause := &customErr{"stat /srv/forest/x.md: file name too long"}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"internal built from an error", From("plant", cause), cause.s},
+		{"internal wrapped again", fmt.Errorf("outer: %w", From("plant", cause)), cause.s},
+		{"a refusal is its own detail", New(NotFound, "gone", ""), "E_NOT_FOUND: gone"},
+		{"a plain error", errors.New("plain"), "plain"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Detail(tt.err))
+		})
+	}
+	e := From("plant", cause)
+	assert.ErrorIs(t, e, cause, "errors.Is sees the cause")
+	assert.NotContains(t, string(e.Body()), "srv", "the cause never reaches the wire")
+	assert.Nil(t, New(Internal, "x", "").Unwrap())
+}

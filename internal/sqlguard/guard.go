@@ -8,9 +8,7 @@
 //     text (string literals and comments included, by design), and for
 //     tend the WHERE that a mass update or delete lacks;
 //   - a lexer that finds what the text alone cannot: the verb a WITH
-//     statement really ends in, a WHERE that is code and not a comment,
-//     the end of the code before a trailing comment (so the injected row
-//     cap is never commented out);
+//     statement really ends in, a WHERE that is code and not a comment;
 //   - the Authorizer, which SQLite consults at prepare time for every
 //     table, column, function and pragma the statement actually touches
 //     (subqueries, CTEs, views and table-valued functions alike), and
@@ -18,6 +16,10 @@
 //
 // The caller adds the last layers: a read-only connection for query, and
 // SQLite's own verdict that the prepared statement is read-only.
+//
+// The query row cap is not here: the engine enforces it by counting the
+// rows it steps, because any reading of the caller's text (a LIMIT in a
+// string literal or a comment) can be fooled.
 package sqlguard
 
 import (
@@ -29,7 +31,8 @@ import (
 	"github.com/monkeyllm/vine/internal/envelope"
 )
 
-// RowCap is the LIMIT query injects when the caller wrote none (C.5).
+// RowCap is the most rows one query answers (C.5): the engine stops
+// stepping there, whatever LIMIT the text holds.
 const RowCap = 200
 
 // Statement is a caller's statement that passed the textual guard.
@@ -40,17 +43,11 @@ type Statement struct {
 	// Verb is the leading keyword, upper-cased: SELECT or WITH for query,
 	// INSERT, UPDATE or DELETE for tend (the commit subject's VERB).
 	Verb string
-	// Exec is the text to execute: SQL, or SQL wrapped in the injected
-	// row cap ("SELECT * FROM (<SQL>) LIMIT 200").
-	Exec string
-	// Injected reports that the row cap was injected.
-	Injected bool
 }
 
 var (
 	queryForbidden = regexp.MustCompile(`(?i)\b(?:ATTACH|DETACH|PRAGMA|INSERT|UPDATE|DELETE|DROP|ALTER|CREATE|VACUUM|REINDEX)\b|\bpragma_\w*`)
 	tendForbidden  = regexp.MustCompile(`(?i)\b(?:ATTACH|DETACH|PRAGMA|DROP|ALTER|CREATE|VACUUM|REINDEX|BEGIN|COMMIT|TRANSACTION)\b|\bpragma_\w*`)
-	callerLimit    = regexp.MustCompile(`(?i)\bLIMIT\s+\d+`)
 )
 
 // Normalize trims sql, strips every trailing semicolon and trims again
@@ -60,8 +57,8 @@ func Normalize(sql string) string {
 }
 
 // Query judges the text of a query statement in the order of C.5 steps
-// 3-6 and injects the row cap. A refusal is E_QUERY_FORBIDDEN naming the
-// rule and what arrived.
+// 3-5. A refusal is E_QUERY_FORBIDDEN naming the rule and what arrived.
+// Step 6 (the row cap) is the engine's: it counts rows, it reads no text.
 func Query(sql string) (Statement, error) {
 	s := Statement{SQL: Normalize(sql)}
 	if err := oneStatement("query", s.SQL); err != nil {
@@ -86,11 +83,6 @@ func Query(sql string) (Statement, error) {
 		}
 		return s, refuse("query: the WITH statement has "+what+"; query runs reads only",
 			"end the WITH in a SELECT; writes go through tend (one INSERT, UPDATE or DELETE, without WITH)")
-	}
-	s.Exec = s.SQL
-	if !callerLimit.MatchString(s.SQL) {
-		s.Injected = true
-		s.Exec = "SELECT * FROM (\n" + s.SQL[:codeEnd(toks)] + "\n) LIMIT " + strconv.Itoa(RowCap)
 	}
 	return s, nil
 }
@@ -120,7 +112,6 @@ func Tend(sql string) (Statement, error) {
 		return s, refuse(fmt.Sprintf("tend: %s without a WHERE clause is refused (it would touch every row)", s.Verb),
 			"add a WHERE naming the rows to change; rewriting a whole table is the Gardener's job, not tend's")
 	}
-	s.Exec = s.SQL
 	return s, nil
 }
 
@@ -164,15 +155,6 @@ func forbiddenKeyword(match, hint string) error {
 
 func refuse(msg, hint string) *envelope.Error {
 	return envelope.New(envelope.QueryForbidden, msg, hint)
-}
-
-// codeEnd is the byte offset just past the last code token: what follows
-// is whitespace and comments only.
-func codeEnd(toks []token) int {
-	if len(toks) == 0 {
-		return 0
-	}
-	return toks[len(toks)-1].end
 }
 
 // verbs are the keywords that begin the main statement of a WITH.

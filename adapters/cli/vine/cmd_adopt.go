@@ -75,7 +75,7 @@ type ingestRun struct {
 
 func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*ingestRun, error) {
 	r := &ingestRun{mode: mode, flags: f, e: e, bar: newProgressBar(e.stderr)}
-	v, err := vine.Open(ctx, f.forest, &vine.Options{ReadOnly: f.dry})
+	v, err := vine.Open(ctx, f.forest, &vine.Options{ReadOnly: f.dry, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (r *ingestRun) finish(rep *gardener.IngestReport, err error) int {
 	r.bar.done()
 	defer r.v.Close()
 	if rep == nil {
-		return fail(r.e.stdout, r.mode, err)
+		return fail(r.e.stdout, r.e.stderr, r.mode, err)
 	}
 	res := ingestResult{IngestReport: rep, Mode: r.mode, CommitBefore: r.head, Preview: r.flags.dry}
 	if !r.flags.dry {
@@ -167,7 +167,7 @@ func cmdAdopt(ctx context.Context, args []string, e env) int {
 	}
 	r, err := openIngest(ctx, "adopt", f, e)
 	if err != nil {
-		return fail(e.stdout, "adopt", err)
+		return fail(e.stdout, e.stderr, "adopt", err)
 	}
 	var rep *gardener.IngestReport
 	if f.dry {

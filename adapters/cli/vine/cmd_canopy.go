@@ -103,9 +103,9 @@ func (f canopyFlags) open() (canopy.Embedder, error) {
 // maintenance runs beside a live writer — and runs the action.
 func canopyRun(ctx context.Context, action, dir string, emb canopy.Embedder, e env) int {
 	bar := newProgressBar(e.stderr)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Embedder: emb, Progress: bar.update})
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Embedder: emb, Progress: bar.update, Logger: cliLogger(e.stderr)})
 	if err != nil {
-		return fail(e.stdout, "canopy "+action, err)
+		return fail(e.stdout, e.stderr, "canopy "+action, err)
 	}
 	defer v.Close()
 	var res any
@@ -119,7 +119,7 @@ func canopyRun(ctx context.Context, action, dir string, emb canopy.Embedder, e e
 	}
 	bar.done()
 	if err != nil {
-		return fail(e.stdout, "canopy "+action, err)
+		return fail(e.stdout, e.stderr, "canopy "+action, err)
 	}
 	return printJSON(e.stdout, res)
 }

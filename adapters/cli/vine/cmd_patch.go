@@ -18,12 +18,15 @@ import (
 
 // vine patch applies one framed patch read from stdin through the gate
 // (package gate). Its exit code is the gate's: 0 replaced, 2 sentinel
-// missing or read timeout, 3 unusable header, 4 forbidden path or refused
-// write, 5 body too long, 6 a failure changed the tree. A usage mistake
+// missing or read timeout, 3 unusable header or more than one frame, 4
+// forbidden path or refused write, 5 body too long, 6 a failure changed
+// the tree. One invocation applies one frame: a second frame in the
+// stream refuses the whole stream. The read is bounded by --timeout (idle)
+// and --total-timeout (from the first read). A usage mistake
 // exits 2 like every command, before stdin is read; an unusable root
 // exits 1. Either way nothing was written.
 func init() {
-	register("patch", command{"patch    (--root DIR | --forest DIR) [--max-lines N] [--timeout D] [--json] < frame", cmdPatch})
+	register("patch", command{"patch    (--root DIR | --forest DIR) [--max-lines N] [--timeout D] [--total-timeout D] [--json] < frame", cmdPatch})
 }
 
 // patchReport is what --json prints: the gate's classification with both
@@ -37,31 +40,32 @@ type patchReport struct {
 
 func cmdPatch(ctx context.Context, args []string, e env) int {
 	var (
-		root, dir string
-		maxLines  int
-		timeout   time.Duration
-		asJSON    bool
+		root, dir      string
+		maxLines       int
+		timeout, total time.Duration
+		asJSON         bool
 	)
 	fs := flag.NewFlagSet("patch", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&root, "root", "", "apply under this plain directory")
 	fs.StringVar(&dir, "forest", "", "apply to a node of this forest, through the engine")
 	fs.IntVar(&maxLines, "max-lines", gate.DefaultMaxLines, "body line limit")
-	fs.DurationVar(&timeout, "timeout", gate.DefaultIdleTimeout, "read limit: stdin may stay silent this long")
+	fs.DurationVar(&timeout, "timeout", gate.DefaultIdleTimeout, "idle read limit: stdin may stay silent this long")
+	fs.DurationVar(&total, "total-timeout", gate.DefaultTotalTimeout, "total read limit: the whole frame must arrive within this")
 	fs.BoolVar(&asJSON, "json", false, "print the classification and both tree hashes as JSON")
 	pos, err := parseAnywhere(fs, args)
 	if err != nil {
 		return exitUsage
 	}
-	if problem := patchUsage(pos, root, dir, maxLines, timeout); problem != "" {
+	if problem := patchUsage(pos, root, dir, maxLines, timeout, total); problem != "" {
 		fmt.Fprintf(e.stderr, "vine patch: %s\nusage: vine %s\n", problem, commands["patch"].usage)
 		return exitUsage
 	}
-	opts := &gate.Options{MaxLines: maxLines, IdleTimeout: timeout}
+	opts := &gate.Options{MaxLines: maxLines, IdleTimeout: timeout, TotalTimeout: total}
 	var nodes *nodeWriter
 	if dir != "" {
 		if !forest.IsForest(dir) {
-			return fail(e.stdout, "patch", envelope.New(envelope.NotFound,
+			return fail(e.stdout, e.stderr, "patch", envelope.New(envelope.NotFound,
 				"patch: --forest "+dir+" is not a forest (no _index.md)",
 				"pass the forest folder, or --root DIR for a plain directory"))
 		}
@@ -78,7 +82,7 @@ func cmdPatch(ctx context.Context, args []string, e env) int {
 	return reportPatch(e, res, nodes, asJSON)
 }
 
-func patchUsage(pos []string, root, dir string, maxLines int, timeout time.Duration) string {
+func patchUsage(pos []string, root, dir string, maxLines int, timeout, total time.Duration) string {
 	switch {
 	case len(pos) > 0:
 		return fmt.Sprintf("unexpected argument %q: the frame is read from stdin", pos[0])
@@ -88,6 +92,8 @@ func patchUsage(pos []string, root, dir string, maxLines int, timeout time.Durat
 		return fmt.Sprintf("--max-lines must be positive, got %d", maxLines)
 	case timeout <= 0:
 		return fmt.Sprintf("--timeout must be positive, got %s", timeout)
+	case total <= 0:
+		return fmt.Sprintf("--total-timeout must be positive, got %s", total)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,6 +119,7 @@ func TestPatchUsage(t *testing.T) {
 		{"patch", "--root", root, "extra"},
 		{"patch", "--root", root, "--max-lines", "0"},
 		{"patch", "--root", root, "--timeout", "0s"},
+		{"patch", "--root", root, "--total-timeout", "0s"},
 		{"patch", "--root", root, "--bogus"},
 	} {
 		code, _, errOut := runCLI(t, "PATH notes/seed.txt\nx\nEND_PATCH\n", args...)
@@ -262,5 +264,86 @@ func TestPatchForestPlainOutputPrintsTheEnvelope(t *testing.T) {
 func hangingStdin(t *testing.T) io.Reader {
 	r, w := io.Pipe()
 	t.Cleanup(func() { w.Close() })
+	return r
+}
+
+// TestPatchOneFrameAndDrips: a second frame in stdin, in a plain root or a
+// forest, refuses the whole stream with 3 and writes and commits nothing;
+// a drip that never goes idle is cut at --total-timeout with 2.
+func TestPatchOneFrameAndDrips(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	node := nodeFrame(t, dir, lucia, func(s string) string { return s + "\nAppended line.\n" })
+	tests := []struct {
+		name  string
+		mode  string // "--root" or "--forest"
+		stdin func(t *testing.T) io.Reader
+		extra []string
+		class string
+		code  int
+	}{
+		{"two frames in a plain root", "--root", func(*testing.T) io.Reader {
+			return strings.NewReader("PATH notes/seed.txt\nA\nEND_PATCH\nPATH notes/b.txt\nB\nEND_PATCH\n")
+		}, nil, "bad_frame", 3},
+		{"a second frame inside a node body", "--forest", func(*testing.T) io.Reader {
+			return strings.NewReader(node + "PATH people/tomas-feliz.md\nx\nEND_PATCH\n")
+		}, nil, "bad_frame", 3},
+		{"the same node frame twice", "--forest", func(*testing.T) io.Reader {
+			return strings.NewReader(node + node)
+		}, nil, "bad_frame", 3},
+		{"a drip past the total limit", "--root", func(t *testing.T) io.Reader {
+			return dripStdin(t, "PATH notes/seed.txt\n"+strings.Repeat("x", 400)+"\nEND_PATCH\n", 5*time.Millisecond)
+		}, []string{"--timeout", "1s", "--total-timeout", "80ms"}, "timeout", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			target := dir
+			if tt.mode == "--root" {
+				target = spikeRoot(t)
+			}
+			unchangedTree(t, target, tt.mode == "--forest", func() {
+				start := time.Now()
+				code, rep, _ := runPatch(t, tt.stdin(t), append([]string{tt.mode, target}, tt.extra...)...)
+				assert.Equal(t, tt.code, code, rep.Reason)
+				assert.Equal(t, tt.class, rep.Class)
+				assert.Equal(t, rep.Before, rep.After)
+				assert.Empty(t, rep.Commit)
+				assert.Less(t, time.Since(start), 5*time.Second)
+			})
+		})
+	}
+}
+
+// unchangedTree asserts fn leaves target byte-identical, and a
+// forest's history without a new commit.
+func unchangedTree(t *testing.T, target string, isForest bool, fn func()) {
+	t.Helper()
+	if isForest {
+		testforest.Unchanged(t, target, fn)
+		return
+	}
+	before := testforest.TreeDigest(t, target)
+	fn()
+	assert.Equal(t, before, testforest.TreeDigest(t, target), "the tree changed")
+}
+
+// dripStdin writes data one byte per tick into a pipe: never idle, and
+// slow enough to outlast a short total limit.
+func dripStdin(t *testing.T, data string, every time.Duration) io.Reader {
+	r, w := io.Pipe()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); r.Close() })
+	go func() {
+		defer w.Close()
+		for i := range len(data) {
+			select {
+			case <-done:
+				return
+			case <-time.After(every):
+			}
+			if _, err := w.Write([]byte{data[i]}); err != nil {
+				return
+			}
+		}
+	}()
 	return r
 }

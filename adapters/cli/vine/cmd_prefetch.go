@@ -42,15 +42,15 @@ func cmdPrefetch(ctx context.Context, args []string, e env) int {
 	bar := newProgressBar(e.stderr)
 	// Read-only: prefetch writes the derived cache only, so it runs
 	// beside a live writer.
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update})
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update, Logger: cliLogger(e.stderr)})
 	if err != nil {
-		return fail(e.stdout, "prefetch", err)
+		return fail(e.stdout, e.stderr, "prefetch", err)
 	}
 	defer v.Close()
 	res, err := v.Prefetch(ctx, scope)
 	bar.done()
 	if err != nil {
-		return fail(e.stdout, "prefetch", err)
+		return fail(e.stdout, e.stderr, "prefetch", err)
 	}
 	if asJSON {
 		printJSON(e.stdout, res)

@@ -68,18 +68,18 @@ func (f rangerFlags) check(pos []string) string {
 }
 
 func rangerHealth(ctx context.Context, f rangerFlags, e env) int {
-	v, err := vine.Open(ctx, f.dir, &vine.Options{ReadOnly: true})
+	v, err := vine.Open(ctx, f.dir, &vine.Options{ReadOnly: true, Logger: cliLogger(e.stderr)})
 	if err != nil {
-		return fail(e.stdout, "ranger", err)
+		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	defer v.Close()
 	r, err := ranger.New(v)
 	if err != nil {
-		return fail(e.stdout, "ranger", err)
+		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	h, err := r.Health(ctx)
 	if err != nil {
-		return fail(e.stdout, "ranger", err)
+		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	if f.json {
 		return printJSON(e.stdout, h)
@@ -93,9 +93,9 @@ func rangerHealth(ctx context.Context, f rangerFlags, e env) int {
 // the next one still runs; an interrupt ends it with exit 0.
 func rangerRun(ctx context.Context, f rangerFlags, e env) int {
 	bar := newProgressBar(e.stderr)
-	v, err := vine.Open(ctx, f.dir, nil)
+	v, err := vine.Open(ctx, f.dir, &vine.Options{Logger: cliLogger(e.stderr)})
 	if err != nil {
-		return fail(e.stdout, "ranger", err)
+		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	defer v.Close()
 	for {
@@ -114,12 +114,12 @@ func rangerRun(ctx context.Context, f rangerFlags, e env) int {
 func rangerCycle(ctx context.Context, v *vine.Vine, f rangerFlags, bar *progressBar, e env) int {
 	r, err := ranger.New(v, ranger.WithProgress(bar.update))
 	if err != nil {
-		return fail(e.stdout, "ranger", err)
+		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	rep, err := r.Run(ctx)
 	bar.done()
 	if err != nil {
-		return fail(e.stdout, "ranger", err)
+		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	if f.json {
 		return printJSON(e.stdout, rep)

@@ -57,7 +57,7 @@ func snapshotCreate(ctx context.Context, args []string, e env) int {
 	res, err := snapshot.Create(ctx, dir, snapshot.CreateOptions{OutDir: out, NoPayloads: noPayloads, Progress: bar.update})
 	bar.done()
 	if err != nil {
-		return fail(e.stdout, "snapshot", err)
+		return fail(e.stdout, e.stderr, "snapshot", err)
 	}
 	if asJSON {
 		return printJSON(e.stdout, res)
@@ -101,7 +101,7 @@ func snapshotRestore(ctx context.Context, args []string, e env) int {
 	res, err := snapshot.Restore(ctx, pos[0], dir, snapshot.RestoreOptions{MaxBytes: maxBytes, Sidecar: sidecar, Progress: bar.update})
 	bar.done()
 	if err != nil {
-		return fail(e.stdout, "snapshot", err)
+		return fail(e.stdout, e.stderr, "snapshot", err)
 	}
 	if asJSON {
 		return printJSON(e.stdout, res)

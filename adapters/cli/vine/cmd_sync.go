@@ -35,7 +35,7 @@ func cmdSync(ctx context.Context, args []string, e env) int {
 	}
 	r, err := openIngest(ctx, "sync", f, e)
 	if err != nil {
-		return fail(e.stdout, "sync", err)
+		return fail(e.stdout, e.stderr, "sync", err)
 	}
 	opt := gardener.SyncOptions{Source: source, Dest: f.dest, Paths: paths}
 	var rep *gardener.IngestReport

@@ -38,7 +38,7 @@ func cmdUpload(ctx context.Context, args []string, e env) int {
 	}
 	r, err := openIngest(ctx, "upload", f, e)
 	if err != nil {
-		return fail(e.stdout, "upload", err)
+		return fail(e.stdout, e.stderr, "upload", err)
 	}
 	rep, err := gardener.New(r.v, r.options()).Upload(ctx, files, f.dest)
 	return r.finish(rep, err)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -42,7 +43,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := vine.Init(ctx, dir, title, &vine.InitOptions{Summary: summary})
 	if err != nil {
-		return fail(stdout, "init", err)
+		return fail(stdout, stderr, "init", err)
 	}
 	return printJSON(stdout, res)
 }
@@ -55,14 +56,14 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if !ok {
 		return exitUsage
 	}
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true})
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Logger: cliLogger(stderr)})
 	if err != nil {
-		return fail(stdout, "validate", err)
+		return fail(stdout, stderr, "validate", err)
 	}
 	defer v.Close()
 	rep, err := v.Validate(ctx)
 	if err != nil {
-		return fail(stdout, "validate", err)
+		return fail(stdout, stderr, "validate", err)
 	}
 	if asJSON {
 		printJSON(stdout, rep)
@@ -84,15 +85,15 @@ func cmdReindex(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	bar := newProgressBar(stderr)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update, SkipAutoIndex: true})
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update, SkipAutoIndex: true, Logger: cliLogger(stderr)})
 	if err != nil {
-		return fail(stdout, "reindex", err)
+		return fail(stdout, stderr, "reindex", err)
 	}
 	defer v.Close()
 	res, err := v.Reindex(ctx)
 	bar.done()
 	if err != nil {
-		return fail(stdout, "reindex", err)
+		return fail(stdout, stderr, "reindex", err)
 	}
 	fmt.Fprintf(stdout, "indexed %d nodes, %d branches, %d edges\n", res.Nodes, res.Branches, res.Edges)
 	for _, s := range res.Skipped {
@@ -117,20 +118,20 @@ func cmdCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	sig, known := vine.LookupSignature(name)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: known && sig.ReadOnly})
+	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: known && sig.ReadOnly, Logger: cliLogger(stderr)})
 	if err != nil {
-		return fail(stdout, name, err)
+		return fail(stdout, stderr, name, err)
 	}
 	defer v.Close()
 	// The local owner: the full policy, through the same Scoped path every
 	// transport takes (J.1).
 	owner, err := v.Scoped(vine.FullPolicy())
 	if err != nil {
-		return fail(stdout, name, err)
+		return fail(stdout, stderr, name, err)
 	}
 	res, err := owner.Call(ctx, name, raw)
 	if err != nil {
-		return fail(stdout, name, err)
+		return refuse(stdout, name, err) // Call logged an E_INTERNAL's detail to stderr
 	}
 	return printJSON(stdout, res)
 }
@@ -154,11 +155,28 @@ func cmdPrimitives(stdout io.Writer) int {
 	return printJSON(stdout, vine.Signatures())
 }
 
-// fail prints the envelope of err and returns exit code 1.
-func fail(stdout io.Writer, op string, err error) int {
-	e := vine.AsError(op, err)
-	fmt.Fprintln(stdout, string(e.Body()))
+// fail prints the envelope of err and returns exit code 1. An E_INTERNAL
+// envelope says "the detail is in the log", and a command's log is its
+// stderr, so the detail is printed there.
+func fail(stdout, stderr io.Writer, op string, err error) int {
+	if vine.AsError(op, err).Code == vine.EInternal {
+		fmt.Fprintf(stderr, "vine %s: internal error: %s\n", op, vine.ErrorDetail(err))
+	}
+	return refuse(stdout, op, err)
+}
+
+// refuse prints the envelope of err and returns exit code 1, for an error
+// whose detail is already in the log (Vine.Call logs every E_INTERNAL).
+func refuse(stdout io.Writer, op string, err error) int {
+	fmt.Fprintln(stdout, string(vine.AsError(op, err).Body()))
 	return exitFailure
+}
+
+// cliLogger is the engine's log for a command: errors only (the detail
+// behind an E_INTERNAL, a primitive's panic with its stack), as text on
+// stderr, so stdout stays the result alone.
+func cliLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 }
 
 func printJSON(w io.Writer, v any) int {

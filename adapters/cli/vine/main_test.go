@@ -90,6 +90,69 @@ func TestCallPrintsResultOrEnvelope(t *testing.T) {
 	assert.NotContains(t, out, dir, "no machine path on the wire")
 }
 
+// TestInternalDetailOnStderr: an E_INTERNAL envelope says "the detail is
+// in the log"; a command's log is its stderr, so the detail is there,
+// once, and stdout stays the envelope alone. A refusal logs nothing.
+func TestInternalDetailOnStderr(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		args   func(dir string) []string
+		code   string
+		detail string // "" means stderr stays empty
+	}{
+		{"call: a damaged repository", deleteObjects,
+			func(dir string) []string {
+				return []string{"call", "history", "--forest", dir, `{"id": "operations/_index"}`}
+			},
+			"E_INTERNAL", "object not found"},
+		{"open: an error that is no refusal", derivedIsAFile,
+			func(dir string) []string { return []string{"validate", "--forest", dir} },
+			"E_INTERNAL", "create derived dir"},
+		{"a refusal logs nothing", func(*testing.T, string) {},
+			func(dir string) []string { return []string{"call", "look", "--forest", dir, `{"id": "no/such"}`} },
+			"E_NOT_FOUND", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, _ := testforest.Fixture(t)
+			tt.damage(t, dir)
+			code, out, errOut := runCLI(t, "", tt.args(dir)...)
+			assert.Equal(t, exitFailure, code)
+			assert.Contains(t, out, `"code":"`+tt.code+`"`)
+			assert.Equal(t, 1, strings.Count(out, "\n"), "stdout is the envelope alone")
+			if tt.detail == "" {
+				assert.Empty(t, errOut)
+				return
+			}
+			assert.Contains(t, out, "the detail is in the log")
+			assert.Contains(t, errOut, tt.detail)
+			assert.Equal(t, 1, strings.Count(errOut, tt.detail), "the detail is logged once: %s", errOut)
+		})
+	}
+}
+
+// deleteObjects empties the forest's object store, a damage only the
+// host can repair.
+func deleteObjects(t *testing.T, dir string) {
+	t.Helper()
+	objects := filepath.Join(dir, ".git", "objects")
+	require.NoError(t, filepath.WalkDir(objects, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			err = os.Remove(p)
+		}
+		return err
+	}))
+}
+
+// derivedIsAFile puts a file where the derived layer's folder goes.
+func derivedIsAFile(t *testing.T, dir string) {
+	t.Helper()
+	derived := filepath.Join(dir, "_derived")
+	require.NoError(t, os.RemoveAll(derived))
+	require.NoError(t, os.WriteFile(derived, []byte("x"), 0o644))
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"frobnicate"}, {"validate"}, {"call"}, {"call", "--forest", "x"}, {"init", "--bogus"},

@@ -1,0 +1,5 @@
+//go:build !race
+
+package vine_test
+
+const raceDetector = false
