@@ -894,12 +894,15 @@ func (m datasetMap) granted(file string, allow []string) (datasetMap, error) {
 	if first == "" {
 		return m, nil
 	}
-	conn, err := sqlite3.OpenFlags(sqliteReadOnlyURI(file), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+	conn, err := openPayload(file, false, sqlLimits{})
 	if err != nil {
 		return m, err
 	}
 	defer conn.Close()
-	m.sample, err = sqliteSample(conn, first)
+	err = withinMemory(conn, func() (err error) {
+		m.sample, err = sqliteSample(conn, first)
+		return err
+	})
 	return m, err
 }
 
@@ -973,31 +976,42 @@ func (c *datasetMapCache) get(file, hash string) (datasetMap, error) {
 // readDatasetMap opens a payload read-only and lists its tables (by name,
 // sqlite_* excluded) with their columns, and the first three rows of the
 // first table.
-func readDatasetMap(file string) (datasetMap, error) {
-	m := datasetMap{tables: map[string][]string{}}
-	conn, err := sqlite3.OpenFlags(sqliteReadOnlyURI(file), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+//
+// The file is a payload anyone may have planted, so it is opened as query
+// opens it (read-only, defensive, schema untrusted) under the default SQL
+// limits: a bomb view or a huge cell costs look an error, not the heap.
+func readDatasetMap(file string) (m datasetMap, err error) {
+	m = datasetMap{tables: map[string][]string{}}
+	conn, err := openPayload(file, false, sqlLimits{})
 	if err != nil {
 		return m, err
 	}
 	defer conn.Close()
+	err = withinMemory(conn, func() error { return fillDatasetMap(conn, &m) })
+	return m, err
+}
+
+// fillDatasetMap reads the tables, their columns and the first table's
+// sample rows.
+func fillDatasetMap(conn *sqlite3.Conn, m *datasetMap) error {
 	names, err := sqlColumn(conn, `SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name`, "")
 	if err != nil {
-		return m, err
+		return err
 	}
 	for _, name := range names {
 		cols, err := sqlColumn(conn, `SELECT name FROM pragma_table_info(?)`, name)
 		if err != nil {
-			return m, err
+			return err
 		}
 		m.tables[name] = listOrEmpty(cols)
 	}
 	if len(names) > 0 {
 		if m.sample, err = sqliteSample(conn, names[0]); err != nil {
-			return m, err
+			return err
 		}
 		m.sampleTable = names[0]
 	}
-	return m, nil
+	return nil
 }
 
 // sqliteReadOnlyURI renders a file path as a read-only SQLite URI; escaping
