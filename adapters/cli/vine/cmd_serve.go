@@ -19,8 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
@@ -175,17 +173,13 @@ func openRegistry(c serveConfig, opts *vine.Options) (*vine.Registry, error) {
 }
 
 func serveStdio(ctx context.Context, reg *vine.Registry, opts *mcp.Options, e env) error {
-	t := &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	t := mcp.StdioTransport(e.stdin, e.stdout)
 	err := mcp.NewServer(reg, opts).Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil // stopped, or the client hung up: both are a normal end
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // Environment of the HTTP station (spec 08 §8, 06 §17).
 const (
