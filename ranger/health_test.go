@@ -42,7 +42,13 @@ func TestHealthOfAHealthyForest(t *testing.T) {
 	assert.Empty(t, h.BrokenWikilinks)
 	assert.Equal(t, map[string]int{"0.5": 1}, h.UncertainLinks, "the fixture's one shortcut")
 	assert.Equal(t, trails.HeatStats{}, h.Heat)
-	assert.Equal(t, forest.LockHeld, h.Lock.State, "this test's own Vine holds the writer lock")
+	assert.Equal(t, forest.LockFree, h.Lock.State, "an open Vine takes the writer lock per write, not for its life")
+	held, err := forest.AcquireLock(v.Dir())
+	require.NoError(t, err)
+	h, err = newRanger(t, v).Health(ctx)
+	require.NoError(t, err)
+	require.NoError(t, held.Release())
+	assert.Equal(t, forest.LockHeld, h.Lock.State, "a lock held right now is named")
 	require.NotNil(t, h.Lock.Holder)
 	assert.Equal(t, os.Getpid(), h.Lock.Holder.PID)
 
@@ -174,7 +180,7 @@ func TestHealthThresholdsComeFromTheConfig(t *testing.T) {
 func TestHealthOnAReadOnlyForestSeesTheLock(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := testforest.Fixture(t)
-	w, err := vine.Open(ctx, dir, nil)
+	w, err := forest.AcquireLock(dir) // a writer in the middle of a write
 	require.NoError(t, err)
 	ro, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true})
 	require.NoError(t, err)
@@ -184,7 +190,7 @@ func TestHealthOnAReadOnlyForestSeesTheLock(t *testing.T) {
 	h, err := r.Health(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, forest.LockHeld, h.Lock.State)
-	require.NoError(t, w.Close())
+	require.NoError(t, w.Release())
 	h, err = r.Health(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, forest.LockFree, h.Lock.State, "the writer is gone")

@@ -35,6 +35,11 @@ type CreateOptions struct {
 	// by nobody and packed by the next snapshot. Missing directories are
 	// created.
 	OutDir string
+	// LockWait bounds the wait for the forest's writer lock while another
+	// process writes: 0 means forest.DefaultLockWait, negative no wait.
+	// The snapshot holds the lock while it reads, so writes queue behind
+	// it and bundle and payloads are one cut.
+	LockWait time.Duration
 	// NoPayloads leaves the payloads out: a metadata-only artifact, legal
 	// but reported (PayloadsOmitted counts what is missing).
 	NoPayloads bool
@@ -80,7 +85,7 @@ func Create(ctx context.Context, forestDir string, opts CreateOptions) (*Created
 	if err != nil {
 		return nil, err
 	}
-	lock, err := forest.AcquireLock(root)
+	lock, err := forest.AcquireLockWait(ctx, root, opts.LockWait)
 	if err != nil {
 		return nil, err
 	}

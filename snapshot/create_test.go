@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -162,11 +163,17 @@ func TestCreateRefusals(t *testing.T) {
 	assert.Equal(t, before, testforest.TreeDigest(t, dir))
 	assert.NoDirExists(t, filepath.Join(dir, "exports"), "nothing written inside the forest")
 
-	v, err := vine.Open(ctx, dir, nil)
+	held, err := forest.AcquireLock(dir) // a writer in the middle of a write
 	require.NoError(t, err)
 	out := t.TempDir()
-	_, err = Create(ctx, dir, CreateOptions{OutDir: out})
-	assert.Equal(t, envelope.Locked, envelope.CodeOf(err), "a snapshot waits for no writer: it is serialized with writes")
+	_, err = Create(ctx, dir, CreateOptions{OutDir: out, LockWait: -1})
+	assert.Equal(t, envelope.Locked, envelope.CodeOf(err), "a snapshot is serialized with writes")
 	assert.Empty(t, entries(t, out))
+	require.NoError(t, held.Release())
+
+	v, err := vine.Open(ctx, dir, nil)
+	require.NoError(t, err)
+	_, err = Create(ctx, dir, CreateOptions{OutDir: out})
+	assert.NoError(t, err, "a Vine open beside it holds no lock between writes")
 	require.NoError(t, v.Close())
 }
