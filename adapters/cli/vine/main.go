@@ -11,8 +11,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"sort"
 	"strings"
+
+	"github.com/monkeyllm/vine/adapters/internal/wire"
 
 	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
 )
@@ -74,7 +77,7 @@ func usageText() string {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	b.WriteString("usage:\n")
+	b.WriteString("usage:\n  vine version\n  vine help [COMMAND]\n")
 	for _, n := range names {
 		fmt.Fprintf(&b, "  vine %s\n", commands[n].usage)
 	}
@@ -94,7 +97,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch name {
 	case "help", "-h", "--help":
+		if len(rest) > 0 {
+			if c, ok := commands[rest[0]]; ok {
+				fmt.Fprintf(stdout, "usage: vine %s\n", c.usage)
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "vine: unknown command %q\n%s", rest[0], usageText())
+			return exitUsage
+		}
 		fmt.Fprint(stdout, usageText())
+		return exitOK
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "vine %s (%s %s/%s)\n", wire.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "vine: unknown command %q\n%s", name, usageText())

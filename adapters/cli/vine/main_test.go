@@ -182,3 +182,17 @@ func TestParseAnywhere(t *testing.T) {
 		assert.Equal(t, "F", *dir)
 	}
 }
+
+func TestVersionAndHelpForACommand(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := runCLI(t, "", args...)
+		assert.Equal(t, exitOK, code)
+		assert.Regexp(t, `^vine \S+ \(go\S+ \w+/\w+\)\n$`, out, args)
+	}
+	code, out, _ := runCLI(t, "", "help", "serve")
+	assert.Equal(t, exitOK, code)
+	assert.True(t, strings.HasPrefix(out, "usage: vine serve "), out)
+	code, _, errOut := runCLI(t, "", "help", "nonsense")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `unknown command "nonsense"`)
+}

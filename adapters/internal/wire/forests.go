@@ -55,21 +55,47 @@ func ListForests(reg *vine.Registry, station string) ForestList {
 
 // Version is the installed build's version, the serverInfo.version of MCP
 // and the station of the forests listing: the module version of
-// github.com/monkeyllm/vine in this binary, or "(devel)" for a build from
-// a working tree.
+// github.com/monkeyllm/vine in this binary; a build from a working tree
+// says "devel+" and the VCS revision it was built at (".dirty" when the
+// tree had changes), or "(devel)" when the build recorded none.
 func Version() string {
 	const module = "github.com/monkeyllm/vine"
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(devel)"
 	}
-	if info.Main.Path == module && info.Main.Version != "" {
-		return info.Main.Version
+	v := ""
+	if info.Main.Path == module {
+		v = info.Main.Version
 	}
 	for _, d := range info.Deps {
 		if d.Path == module {
-			return d.Version
+			v = d.Version
 		}
 	}
-	return "(devel)"
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	return develVersion(info.Settings)
+}
+
+// develVersion names a working-tree build by its VCS revision.
+func develVersion(settings []debug.BuildSetting) string {
+	rev, dirty := "", false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "(devel)"
+	}
+	v := "devel+" + rev[:min(len(rev), 12)]
+	if dirty {
+		v += ".dirty"
+	}
+	return v
 }

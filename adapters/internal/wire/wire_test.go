@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -416,4 +417,17 @@ func TestForestsGrant(t *testing.T) {
 	require.Len(t, list.Forests, 1)
 	assert.Equal(t, ForestInfo{ID: "harbour", Caps: []string{"read"}, Roots: []string{"docs/_index"}}, list.Forests[0])
 	assert.Len(t, ListForestsFor(f, "1.0", keys.LocalOwner()).Forests, 2)
+}
+
+func TestDevelVersionNamesTheRevision(t *testing.T) {
+	s := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	assert.Equal(t, "(devel)", develVersion(nil))
+	assert.Equal(t, "devel+0123456789ab", develVersion(s("vcs.revision", "0123456789abcdef", "vcs.modified", "false")))
+	assert.Equal(t, "devel+0123456789ab.dirty", develVersion(s("vcs.revision", "0123456789abcdef", "vcs.modified", "true")))
 }
