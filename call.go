@@ -57,6 +57,27 @@ func LookupSignature(name string) (Signature, bool) {
 	return Signature{}, false
 }
 
+// compositePackages names the packages that register the composites the
+// specification defines, for the hint of a program that did not link one.
+var compositePackages = map[string]string{
+	"harvest": "github.com/monkeyllm/vine/harvest",
+	"answer":  "github.com/monkeyllm/vine/answer",
+}
+
+// unknownPrimitive refuses a name no primitive answers to, naming the
+// served ones, and the package to link when it is a known composite.
+func unknownPrimitive(name string) *envelope.Error {
+	names := make([]string, 0, len(table))
+	for _, s := range Signatures() {
+		names = append(names, s.Name)
+	}
+	hint := "served primitives: " + strings.Join(names, ", ")
+	if pkg, ok := compositePackages[name]; ok {
+		hint = name + " is a composite in " + pkg + ": a program links it with import _ \"" + pkg + "\"; " + hint
+	}
+	return envelope.New(envelope.NotFound, "unknown primitive: "+name, hint)
+}
+
 // Call runs a primitive by name with raw JSON arguments, the way every
 // transport does: arguments are validated against the signature table
 // first, and any failure comes back as an *Error. A panic inside a
@@ -64,12 +85,7 @@ func LookupSignature(name string) (Signature, bool) {
 func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, err error) {
 	i := slices.IndexFunc(table, func(p primitive) bool { return p.sig.Name == name })
 	if i < 0 {
-		names := make([]string, 0, len(table))
-		for _, s := range Signatures() {
-			names = append(names, s.Name)
-		}
-		return nil, envelope.New(envelope.NotFound, "unknown primitive: "+name,
-			"served primitives: "+strings.Join(names, ", "))
+		return nil, unknownPrimitive(name)
 	}
 	p := table[i]
 	ctx = withCallShares(ctx) // this call's embed_ms and dense_ms (Part D)
