@@ -18,32 +18,53 @@ var ErrNotRegular = errors.New("not a regular file")
 // tying up a reader for ever, so the file is opened without blocking and
 // checked on the open handle, never by a stat that a swap could outrun.
 func OpenRegular(path string) (*os.File, error) {
+	f, _, err := openRegular(path)
+	return f, err
+}
+
+// openRegular is OpenRegular, also answering the file's size.
+func openRegular(path string) (*os.File, int64, error) {
 	f, err := openNonBlocking(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())}
+		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())}
 	}
 	if err := clearNonBlocking(f); err != nil {
 		f.Close()
-		return nil, err
+		return nil, 0, err
 	}
-	return f, nil
+	return f, fi.Size(), nil
 }
 
 // ReadFile is os.ReadFile for files that must be regular (OpenRegular).
+// Like os.ReadFile it reads into a buffer sized from the open file, so a
+// node read allocates once.
 func ReadFile(path string) ([]byte, error) {
-	f, err := OpenRegular(path)
+	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	data := make([]byte, 0, size+1) // +1: room for the read that sees EOF
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew since the stat
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
