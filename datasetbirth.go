@@ -12,6 +12,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/dataset"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/jsonerr"
 )
 
 // TableSpec declares one table of a dataset born by plant (C.7.1).
@@ -48,7 +49,7 @@ func decodeDatasetSpec(field string, members []member, spec *NodeSpec) error {
 		var rows map[string][][]any
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.UseNumber()
-		if kindOf(raw) != "object" || dec.Decode(&rows) != nil {
+		if jsonerr.Kind(raw) != "object" || dec.Decode(&rows) != nil {
 			return shapeErr(field, "rows", "object {table: [[values...], ...]}", raw)
 		}
 		for t, list := range rows {

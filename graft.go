@@ -12,6 +12,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/jsonerr"
 )
 
 // GraftMutable are the frontmatter fields graft may set (C.8, A.3; lang by
@@ -578,7 +579,7 @@ func patchShape(key, want string, got json.RawMessage) error {
 
 func patchList(m member) ([]json.RawMessage, error) {
 	var items []json.RawMessage
-	if kindOf(m.raw) != "list" || json.Unmarshal(m.raw, &items) != nil {
+	if jsonerr.Kind(m.raw) != "list" || json.Unmarshal(m.raw, &items) != nil {
 		return nil, patchShape(m.key, "a list of {rel, target} objects", m.raw)
 	}
 	return items, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/jsonerr"
 )
 
 // NodeSpec is what plant takes (C.7): a node's passport, its parent index
@@ -126,7 +127,7 @@ func decodeSpecLists(field string, members []member, spec *NodeSpec) error {
 	}
 	if v, ok := lookup(members, "links"); ok && !isNull(v) {
 		var items []json.RawMessage
-		if kindOf(v) != "list" || json.Unmarshal(v, &items) != nil {
+		if jsonerr.Kind(v) != "list" || json.Unmarshal(v, &items) != nil {
 			return shapeErr(field, "links", "object[]", v)
 		}
 		for i, it := range items {
@@ -231,7 +232,7 @@ func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw),
 // bool, int64, float64, nil, []any, *forest.Frontmatter (objects keep
 // their key order).
 func jsonValue(raw json.RawMessage) any {
-	switch kindOf(raw) {
+	switch jsonerr.Kind(raw) {
 	case "string":
 		s, _ := asString(raw)
 		return s

@@ -198,14 +198,14 @@ var errNoMatch = fmt.Errorf("type mismatch")
 
 func asString(raw json.RawMessage) (string, error) {
 	var s string
-	if kindOf(raw) != "string" || json.Unmarshal(raw, &s) != nil {
+	if jsonerr.Kind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
 		return "", errNoMatch
 	}
 	return s, nil
 }
 
 func asInteger(raw json.RawMessage) (int64, error) {
-	if kindOf(raw) != "integer" {
+	if jsonerr.Kind(raw) != "integer" {
 		return 0, errNoMatch
 	}
 	var n int64
@@ -216,7 +216,7 @@ func asInteger(raw json.RawMessage) (int64, error) {
 }
 
 func asNumber(raw json.RawMessage) (float64, error) {
-	if k := kindOf(raw); k != "integer" && k != "number" {
+	if k := jsonerr.Kind(raw); k != "integer" && k != "number" {
 		return 0, errNoMatch
 	}
 	var f float64
@@ -228,7 +228,7 @@ func asNumber(raw json.RawMessage) (float64, error) {
 
 func asBool(raw json.RawMessage) (bool, error) {
 	var b bool
-	if kindOf(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
+	if jsonerr.Kind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
 		return false, errNoMatch
 	}
 	return b, nil
@@ -236,7 +236,7 @@ func asBool(raw json.RawMessage) (bool, error) {
 
 func asObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	var o map[string]json.RawMessage
-	if kindOf(raw) != "object" || json.Unmarshal(raw, &o) != nil {
+	if jsonerr.Kind(raw) != "object" || json.Unmarshal(raw, &o) != nil {
 		return nil, errNoMatch
 	}
 	return o, nil
@@ -244,7 +244,7 @@ func asObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 
 func asList[T any](raw json.RawMessage, elem func(json.RawMessage) (T, error)) ([]T, error) {
 	var items []json.RawMessage
-	if kindOf(raw) != "list" || json.Unmarshal(raw, &items) != nil {
+	if jsonerr.Kind(raw) != "list" || json.Unmarshal(raw, &items) != nil {
 		return nil, errNoMatch
 	}
 	out := make([]T, 0, len(items))
@@ -258,35 +258,10 @@ func asList[T any](raw json.RawMessage, elem func(json.RawMessage) (T, error)) (
 	return out, nil
 }
 
-// kindOf names the JSON kind of raw in the vocabulary of C.12 messages.
-// An integer is a number literal without fraction or exponent.
-func kindOf(raw json.RawMessage) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "list"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	if bytes.ContainsAny(t, ".eE") {
-		return "number"
-	}
-	return "integer"
-}
-
 // arrived describes a value for a refusal message: its kind, and for lists
 // "empty list" or "list of <kinds>" (sorted).
 func arrived(raw json.RawMessage) string {
-	k := kindOf(raw)
+	k := jsonerr.Kind(raw)
 	if k != "list" {
 		return k
 	}
@@ -300,7 +275,7 @@ func arrived(raw json.RawMessage) string {
 	seen := map[string]bool{}
 	var kinds []string
 	for _, it := range items {
-		if k := kindOf(it); !seen[k] {
+		if k := jsonerr.Kind(it); !seen[k] {
 			seen[k] = true
 			kinds = append(kinds, k)
 		}

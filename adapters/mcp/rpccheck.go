@@ -73,7 +73,7 @@ func checkBody(body []byte) *rpcFault {
 	case '[':
 		return checkBatch(t)
 	}
-	return invalid(nil, "a JSON-RPC message is an object (or a batch: a list of objects), got "+kindOf(t))
+	return invalid(nil, "a JSON-RPC message is an object (or a batch: a list of objects), got "+jsonerr.Kind(t))
 }
 
 func checkBatch(t []byte) *rpcFault {
@@ -83,7 +83,7 @@ func checkBatch(t []byte) *rpcFault {
 		return invalid(nil, "empty batch: send at least one message")
 	}
 	for i, it := range items {
-		f := invalid(nil, fmt.Sprintf("batch item %d is not an object, got %s", i, kindOf(it)))
+		f := invalid(nil, fmt.Sprintf("batch item %d is not an object, got %s", i, jsonerr.Kind(it)))
 		if bytes.HasPrefix(it, []byte("{")) {
 			f = checkMessage(it)
 		}
@@ -110,8 +110,8 @@ func checkMessage(raw []byte) *rpcFault {
 	if !isRequest {
 		return checkResponse(id, m)
 	}
-	if kindOf(method) != "string" {
-		return invalid(id, `"method" must be a string, got `+kindOf(method))
+	if jsonerr.Kind(method) != "string" {
+		return invalid(id, `"method" must be a string, got `+jsonerr.Kind(method))
 	}
 	var name string
 	json.Unmarshal(method, &name)
@@ -122,7 +122,7 @@ func checkMessage(raw []byte) *rpcFault {
 // integer (it reads numbers as float64, so 1.5 would come back as 1).
 // null and absent are no id.
 func checkID(v json.RawMessage) (json.RawMessage, *rpcFault) {
-	switch k := kindOf(v); k {
+	switch k := jsonerr.Kind(v); k {
 	case "nothing", "null":
 		return nil, nil
 	case "string":
@@ -155,8 +155,8 @@ func checkResponse(id json.RawMessage, m map[string]json.RawMessage) *rpcFault {
 		Code    json.RawMessage `json:"code"`
 		Message json.RawMessage `json:"message"`
 	}
-	if kindOf(e) != "object" || json.Unmarshal(e, &we) != nil || kindOf(we.Code) != "integer" ||
-		(len(we.Message) > 0 && kindOf(we.Message) != "string") {
+	if jsonerr.Kind(e) != "object" || json.Unmarshal(e, &we) != nil || jsonerr.Kind(we.Code) != "integer" ||
+		(len(we.Message) > 0 && jsonerr.Kind(we.Message) != "string") {
 		return invalid(id, `"error" must be an object with an integer "code" and a string "message"`)
 	}
 	return nil
@@ -179,7 +179,7 @@ func checkRequest(id json.RawMessage, name string, params json.RawMessage) *rpcF
 }
 
 func checkParams(id json.RawMessage, name string, info rpcMethod, params json.RawMessage) *rpcFault {
-	switch k := kindOf(params); k {
+	switch k := jsonerr.Kind(params); k {
 	case "nothing", "null":
 		if info.params {
 			return badParams(id, name+` needs "params", an object`)
@@ -192,11 +192,11 @@ func checkParams(id json.RawMessage, name string, info rpcMethod, params json.Ra
 	var p map[string]json.RawMessage
 	json.Unmarshal(params, &p)
 	if v, ok := p[meta]; ok && !fits(v, "object") {
-		return badParams(id, fmt.Sprintf("params.%s of %s must be an object, got %s", meta, name, kindOf(v)))
+		return badParams(id, fmt.Sprintf("params.%s of %s must be an object, got %s", meta, name, jsonerr.Kind(v)))
 	}
 	for field, want := range info.fields {
 		if v, ok := p[field]; ok && !fits(v, want) {
-			return badParams(id, fmt.Sprintf("params.%s of %s must be %s, got %s", field, name, article(want), kindOf(v)))
+			return badParams(id, fmt.Sprintf("params.%s of %s must be %s, got %s", field, name, article(want), jsonerr.Kind(v)))
 		}
 	}
 	return nil
@@ -206,7 +206,7 @@ func checkParams(id json.RawMessage, name string, info rpcMethod, params json.Ra
 // null is absent, as the decoder reads it. "id" is a request id or
 // progress token: a string or an integer.
 func fits(v json.RawMessage, want string) bool {
-	k := kindOf(v)
+	k := jsonerr.Kind(v)
 	switch {
 	case k == "null" || k == want:
 		return true
@@ -234,30 +234,6 @@ func invalid(id json.RawMessage, msg string) *rpcFault {
 
 func badParams(id json.RawMessage, msg string) *rpcFault {
 	return &rpcFault{id: id, code: jsonrpc.CodeInvalidParams, msg: msg}
-}
-
-// kindOf names the JSON kind of a valid value in the engine's wire words.
-func kindOf(v json.RawMessage) string {
-	t := bytes.TrimSpace(v)
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "list"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	if bytes.ContainsAny(t, ".eE") {
-		return "number"
-	}
-	return "integer"
 }
 
 // shown is a value the caller sent, bounded, for a message.

@@ -8,6 +8,7 @@
 package jsonerr
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,4 +56,32 @@ func describe(se *json.SyntaxError, n int) *Error {
 		off = 0
 	}
 	return &Error{Offset: off, Reason: reason}
+}
+
+// Kind names the JSON kind of a valid value in the wire words of C.12
+// refusal messages: string, object, list, boolean, null, number or
+// integer (a number literal without fraction or exponent); "nothing" for
+// an empty value. Every surface that words a refusal uses it, so the
+// engine and the transports say the same.
+func Kind(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "list"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	if bytes.ContainsAny(t, ".eE") {
+		return "number"
+	}
+	return "integer"
 }
