@@ -69,6 +69,12 @@ type Options struct {
 	// (Part K); SetEmbedder changes it later. It enables the Gauntlet once
 	// an index of its model exists, never hybrid entry search by itself.
 	Embedder canopy.Embedder
+
+	// JSONDepth bounds how deep the JSON arguments of Call may nest;
+	// deeper arguments are refused E_SCHEMA before they are decoded. 0
+	// means DefaultJSONDepth. (DecodeArgs, which transports call on
+	// their own, always uses the default.)
+	JSONDepth int
 }
 
 // Progress reports how far a long operation has come.
@@ -87,6 +93,7 @@ type Vine struct {
 	log      *slog.Logger
 
 	skipAutoIndex bool
+	jsonDepth     int // bound on Call's argument nesting
 	observer      Observer
 	heatSource    HeatSource
 	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
@@ -124,6 +131,9 @@ func (o *Options) withDefaults() Options {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.JSONDepth <= 0 {
+		opt.JSONDepth = DefaultJSONDepth
+	}
 	return opt
 }
 
@@ -141,7 +151,7 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
 		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
-		fetcher: opt.Fetcher}
+		fetcher: opt.Fetcher, jsonDepth: opt.JSONDepth}
 	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()
