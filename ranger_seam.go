@@ -95,7 +95,7 @@ func (e *Editor) current(id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return forest.Parse(id, data)
+	return e.v.parse(id, data)
 }
 
 // Put stages n as the new content of its existing node. id, type and

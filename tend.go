@@ -8,7 +8,6 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/dataset"
 	"github.com/monkeyllm/vine/internal/envelope"
@@ -84,7 +83,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 	if err != nil {
 		return nil, notFound(rec.ID)
 	}
-	n, err := forest.Parse(rec.ID, before)
+	n, err := v.parse(rec.ID, before)
 	if err != nil {
 		return nil, err
 	}

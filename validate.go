@@ -78,7 +78,7 @@ func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, *Report, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := parseFile(id, p)
+		n, err := parseFile(id, p, v.readLimits)
 		if err != nil {
 			rep.add(id, "error", "unreadable: "+message(err))
 			return nil

@@ -70,6 +70,13 @@ type Options struct {
 	// an index of its model exists, never hybrid entry search by itself.
 	Embedder canopy.Embedder
 
+	// ReadLimits bound what reading one node file may cost (reindex,
+	// look, pick, every write's read-back): frontmatter bytes, YAML depth
+	// and values, links. A file past one is unreadable (E_FRONTMATTER
+	// naming the limit): reindex skips it, and a write that would leave
+	// one is refused. Zero fields mean forest.DefaultReadLimits.
+	ReadLimits forest.ReadLimits
+
 	// JSONDepth bounds how deep the JSON arguments of Call may nest;
 	// deeper arguments are refused E_SCHEMA before they are decoded. 0
 	// means DefaultJSONDepth. (DecodeArgs, which transports call on
@@ -93,7 +100,8 @@ type Vine struct {
 	log      *slog.Logger
 
 	skipAutoIndex bool
-	jsonDepth     int // bound on Call's argument nesting
+	jsonDepth     int               // bound on Call's argument nesting
+	readLimits    forest.ReadLimits // bound on reading one node file
 	observer      Observer
 	heatSource    HeatSource
 	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
@@ -151,7 +159,7 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
 		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
-		fetcher: opt.Fetcher, jsonDepth: opt.JSONDepth}
+		fetcher: opt.Fetcher, jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits}
 	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()
@@ -225,8 +233,18 @@ func (v *Vine) readNode(id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return forest.Parse(id, data)
+	return v.parse(id, data)
 }
+
+// parse reads a node file within the forest's read limits.
+func (v *Vine) parse(id string, data []byte) (*forest.Node, error) {
+	return forest.ParseWithin(id, data, v.readLimits)
+}
+
+// ReadLimits are the limits this forest reads node files within (zero
+// fields standing for the defaults). Packages that read node files
+// themselves parse with forest.ParseWithin and these.
+func (v *Vine) ReadLimits() forest.ReadLimits { return v.readLimits }
 
 // Dir is the forest's root directory (absolute, symlinks resolved).
 func (v *Vine) Dir() string { return v.root.Dir() }
