@@ -1,8 +1,10 @@
 package jsonlimit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -104,30 +106,32 @@ func FuzzScanner(f *testing.F) {
 		if _, err := free.Write(data); err != nil {
 			t.Fatalf("no bounds, yet refused: %v", err)
 		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			return // deeper than encoding/json itself accepts
-		}
-		if got, want := free.deepest, depthOf(v); got != want {
-			t.Fatalf("deepest %d, decoded depth %d", got, want)
+		if got, want := free.deepest, tokenDepth(t, data); got != want {
+			t.Fatalf("deepest %d, encoding/json's tokens nest %d", got, want)
 		}
 	})
 }
 
-// depthOf is how many arrays and objects nest in a decoded value.
-func depthOf(v any) int {
-	d := 0
-	switch t := v.(type) {
-	case []any:
-		for _, e := range t {
-			d = max(d, depthOf(e))
+// tokenDepth is how deep encoding/json's tokens of valid data nest (its
+// tokens, not a decoded value: a repeated key drops the earlier value).
+func tokenDepth(t *testing.T, data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // 1E700 is valid JSON, not a float64
+	depth, deepest := 0, 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return deepest
 		}
-		return d + 1
-	case map[string]any:
-		for _, e := range t {
-			d = max(d, depthOf(e))
+		if err != nil {
+			t.Fatalf("valid JSON, yet %v", err)
 		}
-		return d + 1
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+			deepest = max(deepest, depth)
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
 	}
-	return 0
 }
