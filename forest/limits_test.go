@@ -96,3 +96,28 @@ func TestDefaultReadLimitsBoundHostileFiles(t *testing.T) {
 		assert.Contains(t, err.Error(), "read limit", name)
 	}
 }
+
+// FuzzParseWithin: any file reads, or is refused E_FRONTMATTER; tight
+// limits only ever refuse what the defaults read, never change it.
+func FuzzParseWithin(f *testing.F) {
+	f.Add([]byte("---\nid: x\nlinks:\n  - {rel: r, target: t}\n---\n\nBody.\n"))
+	f.Add([]byte("---\na: &a [x, x]\nb: [*a, *a]\n---\n"))
+	f.Add([]byte("---\nd: [[[[{a: [1]}]]]]\n---\n"))
+	f.Add([]byte("---\nd:\n  - - - - x\n---\n"))
+	tight := ReadLimits{FrontmatterBytes: 64, YAMLDepth: 3, YAMLValues: 8, Links: 1}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := Parse("x", data)
+		if err != nil && envelope.CodeOf(err) != envelope.Frontmatter {
+			t.Fatalf("refusal is not E_FRONTMATTER: %v", err)
+		}
+		tn, terr := ParseWithin("x", data, tight)
+		switch {
+		case terr != nil && envelope.CodeOf(terr) != envelope.Frontmatter:
+			t.Fatalf("tight refusal is not E_FRONTMATTER: %v", terr)
+		case terr == nil && err != nil:
+			t.Fatalf("tight limits read what the defaults refuse: %v", err)
+		case terr == nil && string(tn.Bytes()) != string(n.Bytes()):
+			t.Fatalf("tight limits changed the node")
+		}
+	})
+}
