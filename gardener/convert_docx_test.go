@@ -178,7 +178,7 @@ func FuzzReadDocx(f *testing.F) {
 	f.Add(buildDOCX(f, strings.Repeat(`<w:p><w:r><w:t>word </w:t></w:r></w:p>`, 40)))
 	f.Add(buildDOCX(f, `<w:p>`+strings.Repeat(`<w:r>`, 12)+`<w:t>deep</w:t>`+strings.Repeat(`</w:r>`, 12)+`</w:p>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := docxOf(data, Limits{})
+		doc, err := docxOf(data, fuzzLimits)
 		tight, terr := docxOf(data, tightLimits)
 		checkLimitsOnlyRefuse(t, doc, err, tight, terr)
 		if err != nil {

@@ -251,7 +251,7 @@ func FuzzReadWorkbook(f *testing.F) {
 	f.Add(buildXLSX(f, []testSheet{{"S", `<row><c r="XFD1"><v>1</v></c></row>`}}, nil))
 	f.Add(buildXLSX(f, []testSheet{{"S", strings.Repeat(`<row><c t="s"><v>0</v></c></row>`, 20)}}, []string{`<si><t>` + strings.Repeat("s", 40) + `</t></si>`}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sheets, err := workbookOf(data, Limits{})
+		sheets, err := workbookOf(data, fuzzLimits)
 		tight, terr := workbookOf(data, tightLimits)
 		checkLimitsOnlyRefuse(t, sheets, err, tight, terr)
 		if err != nil {

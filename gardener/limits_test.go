@@ -22,6 +22,12 @@ import (
 var tightLimits = Limits{JSONDepth: 4, LineBytes: 64, DocumentBytes: 512, MemberBytes: 2048,
 	ArchiveBytes: 4096, ArchiveMembers: 8, SheetCells: 64, XMLDepth: 12}
 
+// fuzzLimits are the roomy side of the fuzz comparisons: above
+// tightLimits everywhere, small enough that a mutated input cannot make
+// one run slow (a sheet of XFD references reaches two million cells).
+var fuzzLimits = Limits{LineBytes: 1 << 16, DocumentBytes: 1 << 20, MemberBytes: 1 << 20,
+	ArchiveBytes: 4 << 20, SheetCells: 100_000}
+
 // checkLimitsOnlyRefuse: what tight limits admit, default limits admit
 // identically; what only tight limits refuse, they refuse with a limit
 // error.
