@@ -98,7 +98,7 @@ func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, 
 		}
 	}()
 	start := time.Now()
-	a, err := DecodeArgs(p.sig, args)
+	a, err := decodeArgs(p.sig, args, v.jsonDepth)
 	if err != nil {
 		v.observe(ctx, Event{Primitive: name, Duration: time.Since(start), Code: envelope.CodeOf(err)})
 		return nil, err

@@ -88,14 +88,14 @@ func (e *Editor) current(id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, notFound(id)
 	}
-	data, err := os.ReadFile(path)
+	data, err := forest.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, notFound(id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return forest.Parse(id, data)
+	return e.v.parse(id, data)
 }
 
 // Put stages n as the new content of its existing node. id, type and

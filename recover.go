@@ -174,7 +174,7 @@ func (v *Vine) restoreFromHead(head, rel string, rec *Recovery) error {
 	if err != nil {
 		return err
 	}
-	have, err := os.ReadFile(file)
+	have, err := forest.ReadFile(file)
 	switch {
 	case !inHead && errors.Is(err, fs.ErrNotExist):
 		return nil

@@ -110,7 +110,7 @@ func (v *Vine) rebuild(ctx context.Context) (*ReindexResult, error) {
 	}
 	folds := v.newFoldWriter()
 	records := iter.Seq[catalog.Record](func(yield func(catalog.Record) bool) {
-		for i, p := range parseAhead(ctx, files, folds != nil) {
+		for i, p := range parseAhead(ctx, files, folds != nil, v.readLimits) {
 			report(i)
 			if p.err != nil {
 				res.Skipped = append(res.Skipped, forest.SkippedFile{Path: files[i].id + forest.NodeExt, Reason: p.err.Error()})
@@ -163,7 +163,7 @@ const parseChunk = 64
 // forest. Reading and YAML decoding cost about as much as the catalog
 // inserts, so on two cores the rebuild takes about half the time. It stops
 // early when ctx is done; the caller checks ctx.
-func parseAhead(ctx context.Context, files []walkedFile, fold bool) iter.Seq2[int, *parsedFile] {
+func parseAhead(ctx context.Context, files []walkedFile, fold bool, lim forest.ReadLimits) iter.Seq2[int, *parsedFile] {
 	return func(yield func(int, *parsedFile) bool) {
 		n := (len(files) + parseChunk - 1) / parseChunk
 		if n == 0 {
@@ -200,7 +200,7 @@ func parseAhead(ctx context.Context, files []walkedFile, fold bool) iter.Seq2[in
 		for range workers {
 			wg.Go(func() {
 				for c := range next {
-					chunks[c].out = parseFiles(files[c*parseChunk:min((c+1)*parseChunk, len(files))], fold)
+					chunks[c].out = parseFiles(files[c*parseChunk:min((c+1)*parseChunk, len(files))], fold, lim)
 					close(chunks[c].done)
 				}
 			})
@@ -228,10 +228,10 @@ type parsedChunk struct {
 	done chan struct{}
 }
 
-func parseFiles(files []walkedFile, fold bool) []parsedFile {
+func parseFiles(files []walkedFile, fold bool, lim forest.ReadLimits) []parsedFile {
 	out := make([]parsedFile, len(files))
 	for i, f := range files {
-		n, err := parseFile(f.id, f.path)
+		n, err := parseFile(f.id, f.path, lim)
 		if err != nil {
 			out[i].err = err
 			continue
@@ -244,10 +244,11 @@ func parseFiles(files []walkedFile, fold bool) []parsedFile {
 	return out
 }
 
-func parseFile(id, path string) (*forest.Node, error) {
+// parseFile reads and parses one node file within lim.
+func parseFile(id, path string, lim forest.ReadLimits) (*forest.Node, error) {
 	data, err := forest.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return forest.Parse(id, data)
+	return forest.ParseWithin(id, data, lim)
 }

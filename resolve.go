@@ -35,7 +35,9 @@ func idTooLong(raw, reason string) *envelope.Error {
 
 // resolve finds the catalog row of a caller-supplied id. The id is
 // contained with symlink resolution first; a file without a row is
-// indexed on the spot (self-heal); a waymark answers E_MOVED.
+// indexed on the spot (self-heal), or its read refusal returned (the id
+// is in scope, so saying it is unreadable reveals nothing the caller may
+// not see); a waymark answers E_MOVED.
 func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) {
 	if reason := forest.IDTooLong(strings.Trim(strings.TrimSpace(raw), "/")); reason != "" {
 		return catalog.Record{}, idTooLong(raw, reason)
@@ -53,8 +55,9 @@ func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) 
 		return rec, nil
 	}
 	if _, statErr := os.Stat(path); statErr == nil {
-		if rec, ok := v.heal(ctx, id, path); ok {
-			return rec, nil
+		rec, ok, err := v.heal(ctx, id, path)
+		if ok || err != nil {
+			return rec, err
 		}
 	}
 	to, isMoved, err := v.cat.MovedTo(ctx, id)
@@ -80,20 +83,24 @@ func (v *Vine) reachable(ctx context.Context, raw string) (id, path string, ok b
 
 // heal upserts the row of a node file the catalog does not know yet. A
 // canonical id only: the path must map back to exactly this id, so a
-// non-canonical spelling never creates a row.
-func (v *Vine) heal(ctx context.Context, id, path string) (catalog.Record, bool) {
+// non-canonical spelling never creates a row. A file the reader refuses
+// (E_FRONTMATTER: malformed, or past a read limit) returns that refusal.
+func (v *Vine) heal(ctx context.Context, id, path string) (catalog.Record, bool, error) {
 	if canon, err := v.root.IDOf(path); err != nil || canon != id {
-		return catalog.Record{}, false
+		return catalog.Record{}, false, nil
 	}
-	n, err := parseFile(id, path)
+	n, err := parseFile(id, path, v.readLimits)
+	if envelope.CodeOf(err) == envelope.Frontmatter {
+		return catalog.Record{}, false, err
+	}
 	if err != nil {
-		return catalog.Record{}, false
+		return catalog.Record{}, false, nil
 	}
 	rec := recordOf(n)
 	if err := v.cat.Upsert(ctx, rec); err != nil {
 		v.log.Warn("self-heal upsert failed", "id", id, "err", err)
 	}
-	return rec, true
+	return rec, true, nil
 }
 
 // node reads and parses the file of a resolved record (a catalog id, so

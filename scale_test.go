@@ -119,7 +119,7 @@ func TestParseAheadStopsWhenTheConsumerDoes(t *testing.T) {
 	require.NoError(t, err)
 	goroutines := runtime.NumGoroutine()
 	seen := 0
-	for i, p := range parseAhead(context.Background(), files, true) {
+	for i, p := range parseAhead(context.Background(), files, true, forest.ReadLimits{}) {
 		require.Equal(t, seen, i)
 		require.NoError(t, p.err)
 		require.Equal(t, files[i].id, p.rec.ID)
@@ -131,7 +131,7 @@ func TestParseAheadStopsWhenTheConsumerDoes(t *testing.T) {
 	assert.True(t, settles(goroutines), "workers and feeder end with the loop")
 
 	var none []walkedFile
-	for range parseAhead(context.Background(), none, true) {
+	for range parseAhead(context.Background(), none, true, forest.ReadLimits{}) {
 		t.Fatal("nothing to parse yields nothing")
 	}
 }

@@ -10,7 +10,15 @@ import (
 
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/jsonerr"
+	"github.com/monkeyllm/vine/internal/jsonlimit"
 )
+
+// DefaultJSONDepth is how deep a call's JSON arguments may nest unless
+// Options.JSONDepth says otherwise. Arguments nest a few levels (rows,
+// links, a schema); input nested deeper is refused E_SCHEMA before it is
+// decoded, because decoding and re-encoding deep input costs memory per
+// level, quadratically where a value is re-decoded or indented per level.
+const DefaultJSONDepth = jsonlimit.DefaultDepth
 
 // ParamType is a wire type of the signature table (C.12).
 type ParamType string
@@ -82,9 +90,23 @@ type Args struct {
 // DecodeArgs validates raw JSON arguments against sig (C.12): a non-object,
 // an unknown parameter, a missing or null required parameter, or a value of
 // the wrong type answers E_SCHEMA naming the parameter, what arrived and
-// what was expected. Empty input means no arguments.
+// what was expected. Empty input means no arguments. Arguments nesting
+// deeper than DefaultJSONDepth are refused E_SCHEMA before anything is
+// decoded.
 func DecodeArgs(sig Signature, raw []byte) (Args, error) {
+	return decodeArgs(sig, raw, DefaultJSONDepth)
+}
+
+// decodeArgs is DecodeArgs with the nesting bound of the caller's Vine.
+func decodeArgs(sig Signature, raw []byte, depth int) (Args, error) {
 	args := Args{sig: sig, vals: map[string]any{}, raws: map[string]json.RawMessage{}}
+	if depth <= 0 {
+		depth = DefaultJSONDepth
+	}
+	if err := jsonlimit.Check(raw, depth, 0); err != nil {
+		return args, envelope.New(envelope.Schema, fmt.Sprintf("%s: arguments refused: %v", sig.Name, err),
+			"arguments nest a few levels; send deeply nested data as a string or a file")
+	}
 	var obj map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {

@@ -1,6 +1,10 @@
 package vine
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,4 +96,50 @@ func FuzzDecodeArgs(f *testing.F) {
 		}
 		assert.True(t, a.Has("id"))
 	})
+}
+
+func TestDecodeArgsRefusesDeepNesting(t *testing.T) {
+	nest := func(depth int) string {
+		return `{"id":"a","filter":{"v":` + strings.Repeat("[", depth-2) + strings.Repeat("]", depth-2) + `}}`
+	}
+	tests := []struct {
+		name   string
+		raw    string
+		refuse bool
+	}{
+		{"at the default depth", nest(DefaultJSONDepth), false},
+		{"one level past it", nest(DefaultJSONDepth + 1), true},
+		{"ten thousand levels", nest(10_000), true},
+		{"brackets in a string do not nest", `{"id":"` + strings.Repeat("[", 1000) + `"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeArgs(testSig, []byte(tt.raw))
+			if !tt.refuse {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, ESchema, CodeOf(err))
+			assert.Contains(t, err.Error(), fmt.Sprintf("nesting depth limit of %d levels", DefaultJSONDepth))
+		})
+	}
+}
+
+func TestCallJSONDepthOption(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "f")
+	_, err := Init(ctx, dir, "Depth", nil)
+	require.NoError(t, err)
+	args := []byte(`{"id": "_index", "fields": [[["summary"]]]}`)
+
+	v := openT(t, dir, &Options{ReadOnly: true, JSONDepth: 2})
+	_, err = v.Call(ctx, "look", args)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nesting depth limit of 2 levels", "the option bounds Call")
+
+	v = openT(t, dir, &Options{ReadOnly: true})
+	_, err = v.Call(ctx, "look", args)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "expects string[]", "within the default the signature decides")
 }

@@ -425,7 +425,7 @@ func (v *Vine) sniffBody(id string) (string, bool) {
 	if !strings.Contains(yamlBlock, "content:") {
 		return body, true
 	}
-	n, err := forest.Parse(id, data)
+	n, err := v.parse(id, data)
 	if err != nil {
 		return "", false
 	}

@@ -84,7 +84,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 	if err != nil {
 		return nil, notFound(rec.ID)
 	}
-	n, err := forest.Parse(rec.ID, before)
+	n, err := v.parse(rec.ID, before)
 	if err != nil {
 		return nil, err
 	}

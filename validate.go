@@ -94,7 +94,7 @@ func (v *Vine) readAll(ctx context.Context) ([]*forest.Node, map[string]string, 
 			rep.add(id, "error", "unreadable: "+message(err))
 			return nil
 		}
-		n, err := forest.Parse(id, data)
+		n, err := forest.ParseWithin(id, data, v.readLimits)
 		if err != nil {
 			rep.add(id, "error", "unreadable: "+message(err))
 			blobs[id+forest.NodeExt] = "" // reported; no node to compare

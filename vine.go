@@ -96,6 +96,19 @@ type Options struct {
 	// SQLite for its answer; past it the call answers E_QUERY_INVALID
 	// naming the limit. Zero means DefaultQueryMaxResultBytes (1 MiB).
 	QueryMaxResultBytes int64
+
+	// ReadLimits bound what reading one node file may cost (reindex,
+	// look, pick, every write's read-back): frontmatter bytes, YAML depth
+	// and values, links. A file past one is unreadable (E_FRONTMATTER
+	// naming the limit): reindex skips it, and a write that would leave
+	// one is refused. Zero fields mean forest.DefaultReadLimits.
+	ReadLimits forest.ReadLimits
+
+	// JSONDepth bounds how deep the JSON arguments of Call may nest;
+	// deeper arguments are refused E_SCHEMA before they are decoded. 0
+	// means DefaultJSONDepth. (DecodeArgs, which transports call on
+	// their own, always uses the default.)
+	JSONDepth int
 }
 
 // Progress reports how far a long operation has come.
@@ -114,6 +127,8 @@ type Vine struct {
 	log      *slog.Logger
 
 	skipAutoIndex bool
+	jsonDepth     int               // bound on Call's argument nesting
+	readLimits    forest.ReadLimits // bound on reading one node file
 	observer      Observer
 	heatSource    HeatSource
 	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
@@ -156,6 +171,9 @@ func (o *Options) withDefaults() Options {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.JSONDepth <= 0 {
+		opt.JSONDepth = DefaultJSONDepth
+	}
 	return opt
 }
 
@@ -175,7 +193,8 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
 		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
-		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt)}
+		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
+		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits}
 	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()
@@ -277,8 +296,18 @@ func (v *Vine) readNode(id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return forest.Parse(id, data)
+	return v.parse(id, data)
 }
+
+// parse reads a node file within the forest's read limits.
+func (v *Vine) parse(id string, data []byte) (*forest.Node, error) {
+	return forest.ParseWithin(id, data, v.readLimits)
+}
+
+// ReadLimits are the limits this forest reads node files within (zero
+// fields standing for the defaults). Packages that read node files
+// themselves parse with forest.ParseWithin and these.
+func (v *Vine) ReadLimits() forest.ReadLimits { return v.readLimits }
 
 // Dir is the forest's root directory (absolute, symlinks resolved).
 func (v *Vine) Dir() string { return v.root.Dir() }

@@ -142,7 +142,7 @@ func (t *txn) settle() {
 // never leave a file the next read refuses.
 func (t *txn) put(n *forest.Node) error {
 	data := n.Bytes()
-	back, err := forest.Parse(n.ID, data)
+	back, err := t.v.parse(n.ID, data)
 	if err != nil {
 		return fmt.Errorf("vine: %s would not read back: %w", n.ID, err)
 	}

@@ -29,15 +29,28 @@ const frontmatterShapeHint = "A node file starts with a '---' line, then the YAM
 // Line endings are read the way the reference reads files (universal
 // newlines): CRLF and lone CR become LF before anything else.
 //
-// Every refusal is an *envelope.Error with code E_FRONTMATTER.
+// Reading is bounded by the default ReadLimits; ParseWithin takes
+// others. Every refusal is an *envelope.Error with code E_FRONTMATTER.
 func Parse(id string, data []byte) (*Node, error) {
+	return ParseWithin(id, data, ReadLimits{})
+}
+
+// ParseWithin is Parse bounded by lim (zero fields mean the defaults): a
+// frontmatter block past FrontmatterBytes, or nesting past YAMLDepth, is
+// refused before the YAML parser sees it; one that expands past
+// YAMLValues or declares more than Links links, once it is parsed.
+func ParseWithin(id string, data []byte, lim ReadLimits) (*Node, error) {
+	lim = lim.orDefault()
 	raw, body, err := Split(id, data)
 	if err != nil {
 		return nil, err
 	}
-	front, err := decodeFrontmatter(id, raw)
+	front, err := decodeFrontmatter(id, raw, lim)
 	if err != nil {
 		return nil, err
+	}
+	if links, _ := front.Get("links"); listLen(links) > lim.Links {
+		return nil, limitError(id, fmt.Sprintf("%d links", listLen(links)), "Links", lim.Links)
 	}
 	return &Node{ID: id, Front: front, Body: body}, nil
 }
@@ -81,10 +94,16 @@ func (n *Node) Bytes() []byte {
 }
 
 // decodeFrontmatter parses the YAML between the delimiters into an
-// ordered frontmatter.
-func decodeFrontmatter(id, raw string) (*Frontmatter, error) {
+// ordered frontmatter, within lim.
+func decodeFrontmatter(id, raw string, lim ReadLimits) (*Frontmatter, error) {
+	if len(raw) > lim.FrontmatterBytes {
+		return nil, limitError(id, fmt.Sprintf("frontmatter of %d bytes", len(raw)), "FrontmatterBytes", lim.FrontmatterBytes)
+	}
 	if !utf8.ValidString(raw) {
 		return nil, frontmatterError(id, "frontmatter is not valid UTF-8")
+	}
+	if d := yamlDepth(raw, lim.YAMLDepth); d > lim.YAMLDepth {
+		return nil, limitError(id, "frontmatter YAML nesting depth", "YAMLDepth", lim.YAMLDepth)
 	}
 	root, err := unmarshalYAML(raw)
 	if err != nil {
@@ -99,9 +118,8 @@ func decodeFrontmatter(id, raw string) (*Frontmatter, error) {
 		if len(t) == 0 {
 			return nil, frontmatterError(id, "frontmatter is empty: expected a YAML mapping of fields")
 		}
-		if yamlTreeSize(t, map[sharedValue]int{}) > maxFrontmatterValues {
-			return nil, frontmatterError(id, fmt.Sprintf(
-				"frontmatter expands to more than %d values: YAML aliases repeat what their anchors hold", maxFrontmatterValues)).
+		if yamlTreeSize(t, map[sharedValue]int{}, lim.YAMLValues) > lim.YAMLValues {
+			return nil, limitError(id, "frontmatter values with YAML aliases expanded", "YAMLValues", lim.YAMLValues).
 				WithHint("A passport is a few dozen fields; write values out instead of repeating anchors (&name) through aliases (*name).")
 		}
 		return normalizeValue(t).(*Frontmatter), nil
@@ -111,17 +129,13 @@ func decodeFrontmatter(id, raw string) (*Frontmatter, error) {
 	}
 }
 
-// maxFrontmatterValues bounds the values a frontmatter may expand to.
-// The decoder shares the value an alias repeats, but the frontmatter is a
-// tree: a few lines of nested aliases ("billion laughs") would expand to
-// more values than memory holds.
-const maxFrontmatterValues = 100_000
-
 // yamlTreeSize counts the values of decoded YAML as a tree, saturating
-// just past maxFrontmatterValues. Shared lists and mappings are measured
-// once (memo, keyed by their backing array), so the count is linear in
-// what the decoder built.
-func yamlTreeSize(v any, memo map[sharedValue]int) int {
+// just past limit. The decoder shares the value an alias repeats, but the
+// frontmatter is a tree: a few lines of nested aliases ("billion laughs")
+// would expand to more values than memory holds. Shared lists and
+// mappings are measured once (memo, keyed by their backing array), so
+// the count is linear in what the decoder built.
+func yamlTreeSize(v any, memo map[sharedValue]int, limit int) int {
 	var key sharedValue
 	var children []any
 	switch t := v.(type) {
@@ -147,7 +161,7 @@ func yamlTreeSize(v any, memo map[sharedValue]int) int {
 	}
 	n := 1
 	for _, c := range children {
-		n = min(n+yamlTreeSize(c, memo), maxFrontmatterValues+1)
+		n = min(n+yamlTreeSize(c, memo, limit), limit+1)
 	}
 	memo[key] = n
 	return n

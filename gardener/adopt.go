@@ -46,7 +46,7 @@ func (c core) begin(ctx context.Context, s sink, op, dest string) (*run, error) 
 	if r.destIndex, r.destDir, err = r.resolveDest(ctx, dest); err != nil {
 		return nil, err
 	}
-	if r.index, err = indexPassports(ctx, root); err != nil {
+	if r.index, err = indexPassports(ctx, root, c.v.ReadLimits()); err != nil {
 		return nil, err
 	}
 	return r, nil

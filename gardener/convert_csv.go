@@ -1,6 +1,8 @@
 package gardener
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -8,24 +10,29 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // csvConverter reads a delimited text file as one table named from its
 // stem: UTF-8 with the BOM stripped, delimiter sniffed, empty rows
-// dropped, first row the header.
-type csvConverter struct{}
+// dropped, first row the header. The file is streamed: a line longer
+// than the line limit is refused before it is held in memory.
+type csvConverter struct{ lim Limits }
 
 func (csvConverter) Extensions() []string { return []string{".csv"} }
 
-func (csvConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
-	raw, err := os.ReadFile(path)
+func (c csvConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := readCSV(stripBOM(validUTF8(raw)))
+	defer f.Close()
+	rows, err := readCSVStream(f, c.lim.orDefault().LineBytes)
+	if isLimit(err) {
+		return nil, limitRefusal("csv", path, err)
+	}
 	if err != nil {
 		return nil, envelope.New(envelope.Schema,
 			fmt.Sprintf("csv %s could not be read: %v", filepath.Base(path), err),
@@ -61,11 +68,43 @@ func headed(name string, rows [][]string) rawTable {
 	return rawTable{name: name, header: header, records: records}
 }
 
-// readCSV parses text with the sniffed delimiter and drops the rows whose
-// every field is empty.
-func readCSV(text string) ([][]string, error) {
-	r := csv.NewReader(strings.NewReader(text))
-	r.Comma = sniffDelimiter(text)
+// sniffPeek is how many bytes hold the first sniffSample characters
+// whatever their encoding (four bytes at most each), with room for a
+// character cut at the end.
+const sniffPeek = 4*sniffSample + 8
+
+// readCSVStream parses r as readCSV parses its text, without reading it
+// whole: the delimiter is sniffed on the first bytes, every line is
+// bounded by maxLine, and fields are made valid UTF-8 one by one (an
+// invalid byte is never a delimiter, quote or line break, so this reads
+// the same records as converting first).
+func readCSVStream(r io.Reader, maxLine int) ([][]string, error) {
+	br := bufio.NewReaderSize(&lineReader{r: r, max: maxLine}, sniffPeek)
+	head, err := br.Peek(sniffPeek)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	if bytes.HasPrefix(head, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	rows, err := parseCSV(br, sniffDelimiter(stripBOM(validUTF8(head))))
+	for _, rec := range rows {
+		for i, field := range rec {
+			if !utf8.ValidString(field) {
+				rec[i] = validUTF8([]byte(field))
+			}
+		}
+	}
+	return rows, err
+}
+
+// utf8BOM is the byte order mark some writers put first.
+var utf8BOM = []byte("\uFEFF")
+
+// parseCSV reads records split by comma, dropping the blank ones.
+func parseCSV(in io.Reader, comma rune) ([][]string, error) {
+	r := csv.NewReader(in)
+	r.Comma = comma
 	r.LazyQuotes = true
 	r.FieldsPerRecord = -1
 	var rows [][]string

@@ -3,6 +3,7 @@ package gardener
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -96,8 +97,15 @@ func TestCSVConverterInvalidUTF8(t *testing.T) {
 	assert.Equal(t, [][]any{{"Jos\uFFFD", "S\uFFFDo Paulo"}}, conv.Rows["latin1"])
 }
 
+// readCSV is the whole-text reading the streamed one must agree with:
+// the text made valid UTF-8 and stripped of its BOM first.
+func readCSV(text string) ([][]string, error) {
+	return parseCSV(strings.NewReader(text), sniffDelimiter(text))
+}
+
 func FuzzSniffDelimiter(f *testing.F) {
-	for _, s := range []string{"a,b\n1,2\n", "a;b\r\n\"x;y\";2\n", "\"unterminated", "|||\n\t\t", "", "\uFEFFé;ü\n"} {
+	for _, s := range []string{"a,b\n1,2\n", "a;b\r\n\"x;y\";2\n", "\"unterminated", "|||\n\t\t", "", "\uFEFFé;ü\n",
+		"\xef\xbb\xbfa;\xe9\n\"\xff\";2\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -105,7 +113,11 @@ func FuzzSniffDelimiter(f *testing.F) {
 		if !strings.ContainsRune(",;\t|", d) {
 			t.Fatalf("sniffDelimiter(%q) = %q, not a candidate", s, d)
 		}
-		rows, err := readCSV(s)
+		streamed, serr := readCSVStream(strings.NewReader(s), len(s)+1)
+		rows, err := readCSV(stripBOM(validUTF8([]byte(s))))
+		if (err == nil) != (serr == nil) || (err == nil && !slices.EqualFunc(rows, streamed, slices.Equal)) {
+			t.Fatalf("streamed %q (%v), whole text %q (%v)", streamed, serr, rows, err)
+		}
 		if err != nil {
 			return
 		}

@@ -1,13 +1,14 @@
 package gardener
 
 import (
-	"archive/zip"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/monkeyllm/vine/internal/envelope"
@@ -17,27 +18,33 @@ import (
 // paragraphs and tables in order, headings from paragraph styles, text
 // boxes included, headers and footers left out (letterhead pollutes the
 // scent of every page).
-type docxConverter struct{}
+type docxConverter struct{ lim Limits }
 
 func (docxConverter) Extensions() []string { return []string{".docx"} }
 
-func (docxConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
-	zr, err := zip.OpenReader(path)
+func (c docxConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
+	pkg, done, err := openOOXML(path, c.lim)
 	if err != nil {
 		return nil, docxError(path, err)
 	}
-	defer zr.Close()
-	doc, err := readDocx(ctx, &zr.Reader)
+	defer done()
+	doc, err := readDocx(ctx, pkg)
 	if err != nil {
 		return nil, docxError(path, err)
 	}
 	title, body := doc.render(stemTitle(path))
+	if max := pkg.lim.DocumentBytes; len(body) > max {
+		return nil, docxError(path, &LimitError{Limit: "DocumentBytes", Max: int64(max), What: "rendered document size"})
+	}
 	return &Conversion{Kind: KindMarkdown, Title: title, Markdown: body}, nil
 }
 
 func docxError(path string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	if isLimit(err) {
+		return limitRefusal("docx", path, err)
 	}
 	return envelope.New(envelope.Schema,
 		fmt.Sprintf("docx %s could not be read: %v", filepath.Base(path), err),
@@ -53,36 +60,90 @@ type docxBlock struct {
 	table bool
 }
 
-type docxDocument struct{ blocks []docxBlock }
+// docxDocument is a document as read: its first level-1 heading and the
+// markdown of its body, rendered block by block as they were read.
+type docxDocument struct {
+	title string
+	body  string
+}
 
 // render returns the title (the first level-1 heading, else fallback)
-// and the markdown body. Document headings start at "##": "#" is the
-// node's title.
+// and the markdown body.
 func (d docxDocument) render(fallback string) (title, body string) {
-	var lines []string
-	for _, b := range d.blocks {
-		if b.table {
-			lines = append(lines, pipeTable(b.rows)...)
-			lines = append(lines, "")
-			continue
-		}
-		if b.level == 1 && title == "" {
-			title = b.text
-		}
-		if b.level > 0 {
-			lines = append(lines, strings.Repeat("#", min(b.level+1, 6))+" "+b.text, "")
-		} else {
-			lines = append(lines, b.text, "")
-		}
-	}
+	title = d.title
 	if title == "" {
 		title = fallback
 	}
-	content := strings.TrimSpace(strings.Join(lines, "\n"))
-	if content == "" {
+	if d.body == "" {
 		return title, "# " + title + "\n"
 	}
-	return title, "# " + title + "\n\n" + content + "\n"
+	return title, "# " + title + "\n\n" + d.body + "\n"
+}
+
+// docxWriter renders blocks into markdown as they are read, so a
+// document is held once, as its markdown, and never past max bytes.
+// Document headings start at "##": "#" is the node's title.
+type docxWriter struct {
+	title string
+	out   strings.Builder
+	max   int
+}
+
+// add renders one block followed by a blank line.
+func (w *docxWriter) add(b docxBlock) error {
+	if b.table {
+		if err := w.fits(tableSize(b.rows)); err != nil {
+			return err
+		}
+		for _, line := range pipeTable(b.rows) {
+			w.line(line)
+		}
+	} else {
+		if b.level == 1 && w.title == "" {
+			w.title = b.text
+		}
+		text := b.text
+		if b.level > 0 {
+			text = strings.Repeat("#", min(b.level+1, 6)) + " " + text
+		}
+		if err := w.fits(len(text)); err != nil {
+			return err
+		}
+		w.line(text)
+	}
+	w.line("")
+	return nil
+}
+
+func (w *docxWriter) line(s string) {
+	w.out.WriteString(s)
+	w.out.WriteByte('\n')
+}
+
+// fits refuses n more bytes once they would take the markdown past max.
+func (w *docxWriter) fits(n int) error {
+	if n > w.max-w.out.Len() {
+		return &LimitError{Limit: "DocumentBytes", Max: int64(w.max), What: "rendered document size"}
+	}
+	return nil
+}
+
+// document is what was written, as read by render.
+func (w *docxWriter) document() docxDocument {
+	return docxDocument{title: w.title, body: strings.TrimSpace(w.out.String())}
+}
+
+// tableSize is the bytes pipeTable renders rows to: every row padded to
+// the widest, so one wide row makes every row wide.
+func tableSize(rows [][]string) int {
+	width, text := 0, 0
+	for _, r := range rows {
+		width = max(width, len(r))
+		for _, c := range r {
+			text += len(c)
+		}
+	}
+	return min((len(rows)+1)*(3*width+2), math.MaxInt/2) + text
 }
 
 // pipeTable renders rows (already escaped) padded to the widest row,
@@ -107,8 +168,7 @@ func pipeTable(rows [][]string) []string {
 // readDocx reads the main document part of a .docx package. Only that
 // part is read: headers, footers, comments and notes live in parts of
 // their own.
-func readDocx(ctx context.Context, zr *zip.Reader) (docxDocument, error) {
-	pkg := newOOXMLPackage(zr)
+func readDocx(ctx context.Context, pkg *ooxmlPackage) (docxDocument, error) {
 	rootRels, err := pkg.relationships("")
 	if err != nil {
 		return docxDocument{}, err
@@ -130,7 +190,16 @@ func readDocx(ctx context.Context, zr *zip.Reader) (docxDocument, error) {
 	if err := seekBody(dec); err != nil {
 		return docxDocument{}, err
 	}
-	var doc docxDocument
+	return readBody(ctx, dec, styles, pkg.lim.DocumentBytes)
+}
+
+// readBody reads the children of <w:body> up to its end. Each block is
+// streamed, never built as a tree: a run costs the text it adds, so what
+// a document holds in memory is about what it renders to, and that may
+// not pass maxText (the document limit).
+func readBody(ctx context.Context, dec *xmlStream, styles map[string]string, maxText int) (docxDocument, error) {
+	w := &docxWriter{max: maxText}
+	br := &blockReader{dec: dec, max: maxText}
 	for {
 		if err := ctx.Err(); err != nil {
 			return docxDocument{}, err
@@ -141,7 +210,7 @@ func readDocx(ctx context.Context, zr *zip.Reader) (docxDocument, error) {
 		}
 		switch t := tok.(type) {
 		case xml.EndElement: // </w:body>
-			return doc, nil
+			return w.document(), nil
 		case xml.StartElement:
 			if !isW(t.Name) || (t.Name.Local != "p" && t.Name.Local != "tbl") {
 				if err := dec.Skip(); err != nil {
@@ -149,19 +218,22 @@ func readDocx(ctx context.Context, zr *zip.Reader) (docxDocument, error) {
 				}
 				continue
 			}
-			el, err := readElement(dec, t)
+			br.used = w.out.Len()
+			b, err := br.read(t.Name.Local == "tbl", styles)
 			if err != nil {
 				return docxDocument{}, err
 			}
-			if b, ok := docxBlockOf(el, styles); ok {
-				doc.blocks = append(doc.blocks, b)
+			if b.table && len(b.rows) > 0 || !b.table && b.text != "" {
+				if err := w.add(b); err != nil {
+					return docxDocument{}, err
+				}
 			}
 		}
 	}
 }
 
 // seekBody advances past <w:body>.
-func seekBody(dec *xml.Decoder) error {
+func seekBody(dec *xmlStream) error {
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -185,127 +257,147 @@ const (
 
 func isW(n xml.Name) bool { return n.Space == nsW || n.Space == nsWStrict }
 
-// xmlElement is the part of an element docx rendering needs: its name,
-// attributes, children and, for w:t, its text.
-type xmlElement struct {
-	name  xml.Name
-	attrs []xml.Attr
-	kids  []*xmlElement
-	text  strings.Builder
+// blockReader streams one body child (w:p or w:tbl, just opened) into a
+// block. A paragraph is all of its w:t text (runs Word split mid-word
+// merge, text boxes included) and the style of its own w:pPr/w:pStyle. A
+// table is its direct w:tr rows of direct w:tc cells, each cell all of
+// its text (a nested table flattens into it). Fallback branches of
+// markup-compatibility blocks are skipped: Word writes every text box
+// twice, as the modern choice and as a VML fallback.
+type blockReader struct {
+	dec  *xmlStream
+	max  int // bytes the document may hold (the document limit)
+	used int // bytes it holds so far, this block's text included
+
+	stack  []docxRole // roles of the elements open below the block
+	text   strings.Builder
+	style  string
+	styled bool // the paragraph's own style was seen
+	row    []string
+	rows   [][]string
 }
 
-// readElement builds the subtree of the element just opened, without
-// recursion (arbitrary nesting cannot exhaust the stack). Fallback
-// branches of markup-compatibility blocks are dropped: Word writes every
-// text box twice, as the modern choice and as a VML fallback, and both
-// copies would otherwise be read.
-func readElement(dec *xml.Decoder, start xml.StartElement) (*xmlElement, error) {
-	root := &xmlElement{name: start.Name, attrs: start.Attr}
-	stack := []*xmlElement{root}
-	for len(stack) > 0 {
-		tok, err := dec.Token()
+// docxRole is what an open element means to the block being read.
+type docxRole uint8
+
+const (
+	roleOther docxRole = iota
+	roleText           // w:t: its character data is text
+	rolePPr            // the paragraph's own w:pPr
+	roleRow            // a direct w:tr of the table
+	roleCell           // a direct w:tc of such a row
+)
+
+// read consumes the block up to its end element.
+func (br *blockReader) read(table bool, styles map[string]string) (docxBlock, error) {
+	br.stack, br.style, br.styled, br.row, br.rows = br.stack[:0], "", false, nil, nil
+	br.text.Reset()
+	for depth := 1; depth > 0; {
+		tok, err := br.dec.Token()
 		if err != nil {
-			return nil, err
+			return docxBlock{}, err
 		}
-		top := stack[len(stack)-1]
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if t.Name.Space == nsMC && t.Name.Local == "Fallback" {
-				if err := dec.Skip(); err != nil {
-					return nil, err
+				if err := br.dec.Skip(); err != nil {
+					return docxBlock{}, err
 				}
 				continue
 			}
-			el := &xmlElement{name: t.Name, attrs: t.Attr}
-			top.kids = append(top.kids, el)
-			stack = append(stack, el)
+			depth++
+			br.open(t, table)
 		case xml.EndElement:
-			stack = stack[:len(stack)-1]
+			if depth--; depth > 0 {
+				if err := br.close(); err != nil {
+					return docxBlock{}, err
+				}
+			}
 		case xml.CharData:
-			if isW(top.name) && top.name.Local == "t" {
-				top.text.Write(t)
+			if err := br.chars(t); err != nil {
+				return docxBlock{}, err
 			}
 		}
 	}
-	return root, nil
+	if table {
+		return docxBlock{table: true, rows: br.rows}, nil
+	}
+	text := collapseSpace(br.text.String())
+	return docxBlock{text: text, level: headingLevel(br.style, styles)}, nil
 }
 
-// docxBlockOf turns a w:p or w:tbl into a block; empty ones are dropped.
-func docxBlockOf(el *xmlElement, styles map[string]string) (docxBlock, bool) {
-	if el.name.Local == "tbl" {
-		rows := tableRows(el)
-		return docxBlock{table: true, rows: rows}, len(rows) > 0
-	}
-	text := allText(el)
-	if text == "" {
-		return docxBlock{}, false
-	}
-	return docxBlock{text: text, level: headingLevel(paragraphStyle(el), styles)}, true
-}
-
-// tableRows reads the direct rows and cells of a table; a cell is all of
-// its text (a nested table flattens into it), "|" escaped. Rows without
-// text are dropped.
-func tableRows(tbl *xmlElement) [][]string {
-	var rows [][]string
-	for _, tr := range wChildren(tbl, "tr") {
-		var row []string
-		filled := false
-		for _, tc := range wChildren(tr, "tc") {
-			cell := strings.ReplaceAll(allText(tc), "|", `\|`)
-			filled = filled || cell != ""
-			row = append(row, cell)
+// open pushes the role of an element just opened below the block.
+func (br *blockReader) open(se xml.StartElement, table bool) {
+	role, depth := roleOther, len(br.stack)
+	switch {
+	case !isW(se.Name):
+	case se.Name.Local == "t":
+		role = roleText
+	case !table && depth == 0 && se.Name.Local == "pPr":
+		role = rolePPr
+	case !table && depth == 1 && br.stack[0] == rolePPr && se.Name.Local == "pStyle":
+		if !br.styled {
+			br.style, br.styled = xmlAttr(se, "val"), true
 		}
-		if filled {
-			rows = append(rows, row)
-		}
+	case table && depth == 0 && se.Name.Local == "tr":
+		role, br.row = roleRow, nil
+	case table && depth == 1 && br.stack[0] == roleRow && se.Name.Local == "tc":
+		role = roleCell
+		br.text.Reset()
 	}
-	return rows
+	br.stack = append(br.stack, role)
 }
 
-func wChildren(el *xmlElement, local string) []*xmlElement {
-	var out []*xmlElement
-	for _, k := range el.kids {
-		if isW(k.name) && k.name.Local == local {
-			out = append(out, k)
+// close pops an element; the end of a cell or a row completes it.
+func (br *blockReader) close() error {
+	role := br.stack[len(br.stack)-1]
+	br.stack = br.stack[:len(br.stack)-1]
+	switch role {
+	case roleCell:
+		cell := strings.ReplaceAll(collapseSpace(br.text.String()), "|", `\|`)
+		br.row = append(br.row, cell)
+		return br.spend(len(" | ")) // an empty cell still renders
+	case roleRow:
+		if slices.ContainsFunc(br.row, func(c string) bool { return c != "" }) {
+			br.rows = append(br.rows, br.row)
 		}
 	}
-	return out
+	return nil
 }
 
-// allText joins every descendant w:t (which merges runs Word split
-// mid-word and takes in text boxes) and collapses whitespace.
-func allText(el *xmlElement) string {
+// chars keeps the character data of a w:t that belongs to the block: in
+// a table, only text inside one of its cells counts.
+func (br *blockReader) chars(cd xml.CharData) error {
+	n := len(br.stack)
+	if n == 0 || br.stack[n-1] != roleText {
+		return nil
+	}
+	if br.stack[0] == roleRow && (n < 3 || br.stack[1] != roleCell) {
+		return nil
+	}
+	br.text.Write(cd)
+	return br.spend(len(cd))
+}
+
+// spend counts n bytes against the document limit.
+func (br *blockReader) spend(n int) error {
+	if br.used += n; br.used > br.max {
+		return &LimitError{Limit: "DocumentBytes", Max: int64(br.max), What: "document text"}
+	}
+	return nil
+}
+
+// collapseSpace joins the fields of s with single spaces.
+func collapseSpace(s string) string {
 	var b strings.Builder
-	stack := []*xmlElement{el}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		b.WriteString(n.text.String())
-		for i := len(n.kids) - 1; i >= 0; i-- {
-			stack = append(stack, n.kids[i])
+	b.Grow(len(s))
+	for f := range strings.FieldsSeq(s) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
 		}
+		b.WriteString(f)
 	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// paragraphStyle is the style id of the paragraph's own w:pPr/w:pStyle.
-func paragraphStyle(p *xmlElement) string {
-	for _, ppr := range wChildren(p, "pPr") {
-		for _, ps := range wChildren(ppr, "pStyle") {
-			return wAttr(ps, "val")
-		}
-	}
-	return ""
-}
-
-func wAttr(el *xmlElement, local string) string {
-	for _, a := range el.attrs {
-		if a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
+	return b.String()
 }
 
 // headingLevel is 1 for Title, N for Heading N (1-9), else 0. The style's

@@ -1,7 +1,6 @@
 package gardener
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"strings"
@@ -160,16 +159,28 @@ func TestHeadingLevel(t *testing.T) {
 	}
 }
 
+// docxOf reads a .docx from memory under lim.
+func docxOf(data []byte, lim Limits) (docxDocument, error) {
+	pkg, err := readOOXML(bytes.NewReader(data), int64(len(data)), lim)
+	if err != nil {
+		return docxDocument{}, err
+	}
+	return readDocx(context.Background(), pkg)
+}
+
+// FuzzReadDocx: any bytes read to a document that renders with its title
+// first, or to an error; tight limits only ever refuse (a limit error)
+// and never change a document they admit.
 func FuzzReadDocx(f *testing.F) {
 	f.Add(buildDOCX(f, sampleDocxBody()))
 	f.Add(buildDOCX(f, `<w:tbl><w:tr><w:tc><w:tbl><w:tr>`+docxCell("x")+`</w:tr></w:tbl></w:tc></w:tr></w:tbl>`))
 	f.Add(zipParts(f, [][2]string{{"word/document.xml", `<w:body xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:p/></w:body>`}}))
+	f.Add(buildDOCX(f, strings.Repeat(`<w:p><w:r><w:t>word </w:t></w:r></w:p>`, 40)))
+	f.Add(buildDOCX(f, `<w:p>`+strings.Repeat(`<w:r>`, 12)+`<w:t>deep</w:t>`+strings.Repeat(`</w:r>`, 12)+`</w:p>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			return
-		}
-		doc, err := readDocx(context.Background(), zr)
+		doc, err := docxOf(data, fuzzLimits)
+		tight, terr := docxOf(data, tightLimits)
+		checkLimitsOnlyRefuse(t, doc, err, tight, terr)
 		if err != nil {
 			return
 		}

@@ -12,15 +12,20 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/jsonlimit"
 )
 
 // jsonConverter turns a non-empty array of flat objects into a dataset
 // and any other JSON value into a document that shows it pretty-printed.
-type jsonConverter struct{}
+type jsonConverter struct{ lim Limits }
 
 func (jsonConverter) Extensions() []string { return []string{".json"} }
 
-func (jsonConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
+func (c jsonConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
+	lim := c.lim.orDefault()
+	if err := scanJSONFile(path, lim); err != nil {
+		return nil, limitRefusal("json", path, err)
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -35,11 +40,38 @@ func (jsonConverter) Convert(ctx context.Context, path string) (*Conversion, err
 	if t, ok := jsonTable(sqlName(stem(path)), v); ok {
 		return tablesConversion(title, []rawTable{t}), nil
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n```json\n", title)
-	writeJSON(&b, v, "")
-	b.WriteString("\n```\n")
-	return &Conversion{Kind: KindMarkdown, Title: title, Markdown: b.String()}, nil
+	w := &jsonWriter{max: lim.DocumentBytes}
+	fmt.Fprintf(&w.b, "# %s\n\n```json\n", title)
+	w.value(v, "")
+	w.b.WriteString("\n```\n")
+	if w.b.Len() > w.max {
+		return nil, limitRefusal("json", path, &LimitError{Limit: "DocumentBytes", Max: int64(w.max),
+			What: "pretty-printed document size"})
+	}
+	return &Conversion{Kind: KindMarkdown, Title: title, Markdown: w.b.String()}, nil
+}
+
+// scanJSONFile streams the file through a jsonlimit scan before anything
+// decodes it: nesting past the depth limit, and a string or number past
+// the line limit (it renders on one line), are refused at the byte that
+// crosses them.
+func scanJSONFile(path string, lim Limits) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	err = jsonlimit.CheckReader(f, lim.JSONDepth, lim.LineBytes)
+	var je *jsonlimit.Error
+	switch {
+	case !errors.As(err, &je):
+		return err
+	case je.Limit == "depth":
+		return &LimitError{Limit: "JSONDepth", Max: int64(je.Max),
+			What: fmt.Sprintf("nesting depth at byte %d", je.Offset)}
+	}
+	return &LimitError{Limit: "LineBytes", Max: int64(je.Max),
+		What: fmt.Sprintf("string or number at byte %d", je.Offset)}
 }
 
 // jsonObject keeps an object's keys in document order, which a Go map
@@ -168,10 +200,27 @@ func jsonCell(v any) any {
 	return s
 }
 
+// jsonWriter pretty-prints a decoded value and stops once the text is
+// longer than max: each line carries its indent, so a value a few
+// kilobytes long can print to far more than that.
+type jsonWriter struct {
+	b   strings.Builder
+	max int
+}
+
+// value pretty-prints v unless the text is already past max.
+func (w *jsonWriter) value(v any, indent string) {
+	if w.b.Len() > w.max {
+		return
+	}
+	writeJSON(w, v, indent)
+}
+
 // writeJSON pretty-prints v with a two-space indent, keys in document
 // order, number literals verbatim and non-ASCII kept: the document shows
 // the file, not a re-encoding of it.
-func writeJSON(b *strings.Builder, v any, indent string) {
+func writeJSON(w *jsonWriter, v any, indent string) {
+	b := &w.b
 	switch v := v.(type) {
 	case *jsonObject:
 		if len(v.keys) == 0 {
@@ -183,7 +232,7 @@ func writeJSON(b *strings.Builder, v any, indent string) {
 			b.WriteString(indent + "  ")
 			writeJSONString(b, k)
 			b.WriteString(": ")
-			writeJSON(b, v.values[k], indent+"  ")
+			w.value(v.values[k], indent+"  ")
 			if i < len(v.keys)-1 {
 				b.WriteByte(',')
 			}
@@ -198,7 +247,7 @@ func writeJSON(b *strings.Builder, v any, indent string) {
 		b.WriteString("[\n")
 		for i, item := range v {
 			b.WriteString(indent + "  ")
-			writeJSON(b, item, indent+"  ")
+			w.value(item, indent+"  ")
 			if i < len(v)-1 {
 				b.WriteByte(',')
 			}

@@ -8,15 +8,20 @@ import (
 )
 
 // markdownConverter passes .md, .markdown and .txt through: the body is
-// the content, verbatim.
-type markdownConverter struct{}
+// the content, verbatim, within the line and document limits.
+type markdownConverter struct{ lim Limits }
 
 func (markdownConverter) Extensions() []string { return []string{".md", ".markdown", ".txt"} }
 
-func (markdownConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
-	raw, err := os.ReadFile(path)
+func (c markdownConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	raw, err := readBounded(f, c.lim.orDefault())
+	if err != nil {
+		return nil, limitRefusal("text", path, err)
 	}
 	text := validUTF8(raw)
 	return &Conversion{Kind: KindMarkdown, Title: markdownTitle(text, path), Markdown: text}, nil

@@ -1,7 +1,6 @@
 package gardener
 
 import (
-	"archive/zip"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -14,18 +13,19 @@ import (
 	"github.com/monkeyllm/vine/internal/envelope"
 )
 
-// xlsxConverter reads every sheet of a workbook as one table (G.2.4).
-type xlsxConverter struct{}
+// xlsxConverter reads every sheet of a workbook as one table (G.2.4),
+// within the archive limits.
+type xlsxConverter struct{ lim Limits }
 
 func (xlsxConverter) Extensions() []string { return []string{".xlsx"} }
 
-func (xlsxConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
-	zr, err := zip.OpenReader(path)
+func (c xlsxConverter) Convert(ctx context.Context, path string) (*Conversion, error) {
+	pkg, done, err := openOOXML(path, c.lim)
 	if err != nil {
 		return nil, xlsxError(path, err)
 	}
-	defer zr.Close()
-	sheets, err := readWorkbook(ctx, &zr.Reader)
+	defer done()
+	sheets, err := readWorkbook(ctx, pkg)
 	if err != nil {
 		return nil, xlsxError(path, err)
 	}
@@ -42,6 +42,9 @@ func (xlsxConverter) Convert(ctx context.Context, path string) (*Conversion, err
 func xlsxError(path string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	if isLimit(err) {
+		return limitRefusal("xlsx", path, err)
 	}
 	return envelope.New(envelope.Schema,
 		fmt.Sprintf("xlsx %s could not be read: %v", filepath.Base(path), err),
@@ -115,8 +118,7 @@ const (
 )
 
 // readWorkbook reads every worksheet of an xlsx package in workbook order.
-func readWorkbook(ctx context.Context, zr *zip.Reader) ([]worksheet, error) {
-	pkg := newOOXMLPackage(zr)
+func readWorkbook(ctx context.Context, pkg *ooxmlPackage) ([]worksheet, error) {
 	rootRels, err := pkg.relationships("")
 	if err != nil {
 		return nil, err
@@ -168,7 +170,7 @@ type sheetRef struct{ name, rid string }
 // workbookSheets lists the <sheet> entries of the workbook part.
 func workbookSheets(pkg *ooxmlPackage, name string) ([]sheetRef, error) {
 	var refs []sheetRef
-	err := scanPart(pkg, name, "workbook", func(_ *xml.Decoder, se xml.StartElement) error {
+	err := scanPart(pkg, name, "workbook", func(_ *xmlStream, se xml.StartElement) error {
 		if se.Name.Local == "sheet" {
 			refs = append(refs, sheetRef{name: xmlAttr(se, "name"), rid: xmlAttr(se, "id")})
 		}
@@ -185,7 +187,7 @@ func sharedStrings(pkg *ooxmlPackage, name string) ([]string, error) {
 		return nil, nil
 	}
 	var sst []string
-	err := scanPart(pkg, name, "sst", func(dec *xml.Decoder, se xml.StartElement) error {
+	err := scanPart(pkg, name, "sst", func(dec *xmlStream, se xml.StartElement) error {
 		if se.Name.Local != "si" {
 			return nil
 		}
@@ -202,7 +204,7 @@ func sharedStrings(pkg *ooxmlPackage, name string) ([]string, error) {
 // Workbook parts are read with RawToken: names are matched by local name
 // only (some writers prefix SpreadsheetML, x:row), and skipping namespace
 // translation halves the cost of a large sheet.
-func scanPart(pkg *ooxmlPackage, name, root string, fn func(*xml.Decoder, xml.StartElement) error) error {
+func scanPart(pkg *ooxmlPackage, name, root string, fn func(*xmlStream, xml.StartElement) error) error {
 	dec, done, err := pkg.open(name)
 	if err != nil {
 		return err
@@ -228,7 +230,7 @@ func scanPart(pkg *ooxmlPackage, name, root string, fn func(*xml.Decoder, xml.St
 
 // nextRaw is RawToken where the end of input is always premature: every
 // caller is inside an element that has not closed yet.
-func nextRaw(dec *xml.Decoder) (xml.Token, error) {
+func nextRaw(dec *xmlStream) (xml.Token, error) {
 	tok, err := dec.RawToken()
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
@@ -238,7 +240,7 @@ func nextRaw(dec *xml.Decoder) (xml.Token, error) {
 
 // richText reads the element just opened (<si>, <is>) to its end and
 // returns its text: every <t> outside <rPh>.
-func richText(dec *xml.Decoder) (string, error) {
+func richText(dec *xmlStream) (string, error) {
 	var b strings.Builder
 	depth, inT := 1, false
 	for depth > 0 {
@@ -277,7 +279,7 @@ func richText(dec *xml.Decoder) (string, error) {
 // writers other than Excel declare A1:A1 for sheets of any size.
 func readSheet(ctx context.Context, pkg *ooxmlPackage, part string, sst []string) ([][]any, error) {
 	var rows [][]any
-	err := scanPart(pkg, part, "worksheet", func(dec *xml.Decoder, se xml.StartElement) error {
+	err := scanPart(pkg, part, "worksheet", func(dec *xmlStream, se xml.StartElement) error {
 		if se.Name.Local != "row" {
 			return nil
 		}
@@ -287,15 +289,18 @@ func readSheet(ctx context.Context, pkg *ooxmlPackage, part string, sst []string
 			}
 		}
 		row, err := readRow(dec, sst)
+		if err != nil {
+			return err
+		}
 		rows = append(rows, row)
-		return err
+		return pkg.charge(row)
 	})
 	return rows, err
 }
 
 // readRow reads the <row> just opened: each <c> placed at the column of
 // its reference, or after the previous cell when it has none.
-func readRow(dec *xml.Decoder, sst []string) ([]any, error) {
+func readRow(dec *xmlStream, sst []string) ([]any, error) {
 	var row []any
 	col := -1
 	for {
@@ -365,7 +370,7 @@ func cellColumn(ref string, next int) (int, error) {
 // an int64 or float64 for a number (an integral literal is int64, as a
 // spreadsheet reader reports it), an error code or ISO date as text.
 // No style is applied, so a date serial stays a number.
-func readCell(dec *xml.Decoder, c xml.StartElement, sst []string) (any, error) {
+func readCell(dec *xmlStream, c xml.StartElement, sst []string) (any, error) {
 	var raw strings.Builder
 	hasV, inline := false, ""
 	for {
@@ -399,7 +404,7 @@ func readCell(dec *xml.Decoder, c xml.StartElement, sst []string) (any, error) {
 }
 
 // rawSkip consumes the rest of the element just opened.
-func rawSkip(dec *xml.Decoder) error {
+func rawSkip(dec *xmlStream) error {
 	for depth := 1; depth > 0; {
 		tok, err := nextRaw(dec)
 		if err != nil {
@@ -416,7 +421,7 @@ func rawSkip(dec *xml.Decoder) error {
 }
 
 // charData appends the text of the element just opened and consumes it.
-func charData(dec *xml.Decoder, b *strings.Builder) error {
+func charData(dec *xmlStream, b *strings.Builder) error {
 	for depth := 1; depth > 0; {
 		tok, err := nextRaw(dec)
 		if err != nil {

@@ -233,16 +233,27 @@ func TestCellColumn(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// workbookOf reads an .xlsx from memory under lim.
+func workbookOf(data []byte, lim Limits) ([]worksheet, error) {
+	pkg, err := readOOXML(bytes.NewReader(data), int64(len(data)), lim)
+	if err != nil {
+		return nil, err
+	}
+	return readWorkbook(context.Background(), pkg)
+}
+
+// FuzzReadWorkbook: any bytes read to tables with data rows no wider than
+// their header, or to an error; tight limits only ever refuse.
 func FuzzReadWorkbook(f *testing.F) {
 	f.Add(sampleWorkbook(f))
 	f.Add(buildXLSX(f, []testSheet{{"S", `<row><c t="s"><v>0</v></c><c t="b"><v>1</v></c></row>`}}, []string{`<si><t>x</t></si>`}))
 	f.Add([]byte("PK\x03\x04 not really"))
+	f.Add(buildXLSX(f, []testSheet{{"S", `<row><c r="XFD1"><v>1</v></c></row>`}}, nil))
+	f.Add(buildXLSX(f, []testSheet{{"S", strings.Repeat(`<row><c t="s"><v>0</v></c></row>`, 20)}}, []string{`<si><t>` + strings.Repeat("s", 40) + `</t></si>`}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			return
-		}
-		sheets, err := readWorkbook(context.Background(), zr)
+		sheets, err := workbookOf(data, fuzzLimits)
+		tight, terr := workbookOf(data, tightLimits)
+		checkLimitsOnlyRefuse(t, sheets, err, tight, terr)
 		if err != nil {
 			return
 		}

@@ -70,6 +70,11 @@ type Options struct {
 	// Progress, when set, is called after every step with the steps done
 	// and the total, as vine.Progress{Op: "adopt" | "sync" | "upload"}.
 	Progress func(vine.Progress)
+
+	// Limits bound what the built-in converters spend on one document;
+	// a document past one is an error line and the run goes on. Zero
+	// fields mean the defaults (DefaultLimits).
+	Limits Limits
 }
 
 // Gardener ingests into one writable forest. Run one batch per forest at

@@ -21,8 +21,9 @@ type passport struct {
 
 // indexPassports maps source_path to passport over every node of the
 // forest (G.8 §10.4). When two nodes claim one source_path the first in
-// walk order wins. Unreadable files are skipped: Validate reports them.
-func indexPassports(ctx context.Context, root forest.Root) (map[string]passport, error) {
+// walk order wins. Files are read within lim (the forest's read limits);
+// unreadable ones are skipped: Validate reports them.
+func indexPassports(ctx context.Context, root forest.Root, lim forest.ReadLimits) (map[string]passport, error) {
 	out := map[string]passport{}
 	_, err := root.Walk(func(id, p string) error {
 		if err := ctx.Err(); err != nil {
@@ -36,7 +37,7 @@ func indexPassports(ctx context.Context, root forest.Root) (map[string]passport,
 		if err != nil || !strings.Contains(yamlBlock, "source_path") {
 			return nil // the cheap test spares parsing every hand-written node
 		}
-		n, err := forest.Parse(id, data)
+		n, err := forest.ParseWithin(id, data, lim)
 		if err != nil {
 			return nil
 		}

@@ -73,7 +73,7 @@ func (r *run) plantNew(ctx context.Context, f *sourceFile) error {
 // means the step is settled (unsupported or an error line) unless the
 // returned error is the context's.
 func (r *run) convert(ctx context.Context, f *sourceFile, who string) (*Conversion, error) {
-	cl := claimants(r.cfg.Converters, r.c.opt.Converters, f.ext)
+	cl := claimants(r.cfg.Converters, r.c.opt.Converters, f.ext, r.c.opt.Limits)
 	if r.c.opt.ExplicitConverters != nil {
 		cl = listClaimants(r.c.opt.ExplicitConverters, f.ext)
 	}

@@ -36,7 +36,7 @@ func (g *Gardener) RecurateAliases(ctx context.Context) (*RecurateReport, error)
 	if err != nil {
 		return nil, err
 	}
-	index, err := indexPassports(ctx, root)
+	index, err := indexPassports(ctx, root, g.c.v.ReadLimits())
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (g *Gardener) RecurateAliases(ctx context.Context) (*RecurateReport, error)
 		if err != nil {
 			continue
 		}
-		n, err := forest.Parse(id, data)
+		n, err := forest.ParseWithin(id, data, g.c.v.ReadLimits())
 		if err != nil {
 			continue
 		}
@@ -99,7 +99,7 @@ func (g *Gardener) UnrecordedSources(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	index, err := indexPassports(ctx, root)
+	index, err := indexPassports(ctx, root, g.c.v.ReadLimits())
 	if err != nil {
 		return nil, err
 	}

@@ -81,19 +81,20 @@ type extensionConverter struct {
 	id string
 }
 
-// builtins are the converters of this package in discovery order; the
-// media stub is last, the floor every richer media converter stands on.
-func builtins() []claimant {
+// builtins are the converters of this package in discovery order, each
+// bounded by lim; the media stub is last, the floor every richer media
+// converter stands on.
+func builtins(lim Limits) []claimant {
 	list := []struct {
 		name string
 		conv Converter
 	}{
-		{"markdown", markdownConverter{}},
-		{"csv", csvConverter{}},
-		{"json", jsonConverter{}},
-		{"xlsx", xlsxConverter{}},
+		{"markdown", markdownConverter{lim: lim}},
+		{"csv", csvConverter{lim: lim}},
+		{"json", jsonConverter{lim: lim}},
+		{"xlsx", xlsxConverter{lim: lim}},
 		{"sqlite", sqliteConverter{}},
-		{"docx", docxConverter{}},
+		{"docx", docxConverter{lim: lim}},
 		{"media stub", mediaStub{}},
 	}
 	out := make([]claimant, len(list))
@@ -113,8 +114,8 @@ type claimant struct {
 
 // discovery lists every converter in the G.2 order: command hooks,
 // extension converters, other injected converters, registered
-// converters, built-ins.
-func discovery(hooks map[string]string, extras []Converter) []claimant {
+// converters, built-ins (bounded by lim).
+func discovery(hooks map[string]string, extras []Converter, lim Limits) []claimant {
 	var out []claimant
 	// Sorted so two spellings of one extension resolve the same way every run.
 	for _, ext := range slices.Sorted(maps.Keys(hooks)) {
@@ -133,14 +134,14 @@ func discovery(hooks map[string]string, extras []Converter) []claimant {
 	}
 	out = append(out, injected...)
 	out = append(out, registered()...)
-	return append(out, builtins()...)
+	return append(out, builtins(lim)...)
 }
 
 // claimants returns, in discovery order, the converters that claim ext
-// given the forest's command hooks (extension → template, from config)
-// and the converters the host injects.
-func claimants(hooks map[string]string, extras []Converter, ext string) []claimant {
-	return claiming(discovery(hooks, extras), ext)
+// given the forest's command hooks (extension → template, from config),
+// the converters the host injects, and the limits of the built-ins.
+func claimants(hooks map[string]string, extras []Converter, ext string, lim Limits) []claimant {
+	return claiming(discovery(hooks, extras, lim), ext)
 }
 
 // listClaimants is claimants over an explicit converter list, which
@@ -227,7 +228,7 @@ func safeString(s fmt.Stringer) (name string) {
 // constant list.
 func SupportedFormats(hooks map[string]string, extras []Converter) map[string]string {
 	formats := map[string]string{}
-	for _, c := range discovery(hooks, extras) {
+	for _, c := range discovery(hooks, extras, Limits{}) {
 		for _, ext := range extensionsOf(c.conv) {
 			if _, taken := formats[ext]; !taken {
 				formats[ext] = c.origin

@@ -71,13 +71,13 @@ func TestClaimantsDiscoveryOrder(t *testing.T) {
 		"plugin:aa-images (plugin:aa-images)",
 		"plugin:zz-images (plugin:zz-images)",
 		"media stub (builtin)",
-	}, claimantNames(claimants(hooks, extras, ".PNG")),
+	}, claimantNames(claimants(hooks, extras, ".PNG", Limits{})),
 		"hooks, extension converters, injected, registered by name, built-ins with the stub last")
 
-	assert.Equal(t, []string{"hook .pdf (hook)"}, claimantNames(claimants(hooks, extras, ".pdf")))
-	assert.Equal(t, []string{"markdown (builtin)"}, claimantNames(claimants(nil, nil, ".md")))
-	assert.Empty(t, claimants(nil, nil, ".xls"), "no built-in reads legacy workbooks")
-	assert.Empty(t, claimants(nil, nil, ""))
+	assert.Equal(t, []string{"hook .pdf (hook)"}, claimantNames(claimants(hooks, extras, ".pdf", Limits{})))
+	assert.Equal(t, []string{"markdown (builtin)"}, claimantNames(claimants(nil, nil, ".md", Limits{})))
+	assert.Empty(t, claimants(nil, nil, ".xls", Limits{}), "no built-in reads legacy workbooks")
+	assert.Empty(t, claimants(nil, nil, "", Limits{}))
 }
 
 func TestBuiltinClaims(t *testing.T) {
@@ -89,7 +89,7 @@ func TestBuiltinClaims(t *testing.T) {
 		want[ext] = "media stub"
 	}
 	for ext, name := range want {
-		cl := claimants(nil, nil, ext)
+		cl := claimants(nil, nil, ext, Limits{})
 		require.Len(t, cl, 1, ext)
 		assert.Equal(t, name, cl[0].name, ext)
 	}
@@ -141,7 +141,7 @@ func TestConvertLastFailureIsTheError(t *testing.T) {
 }
 
 func TestConvertUnsupported(t *testing.T) {
-	conv, name, fallbacks, err := convert(context.Background(), claimants(nil, nil, ".xls"), "/src/old.xls", "old.xls")
+	conv, name, fallbacks, err := convert(context.Background(), claimants(nil, nil, ".xls", Limits{}), "/src/old.xls", "old.xls")
 	assert.ErrorIs(t, err, ErrUnsupported)
 	assert.Contains(t, err.Error(), "old.xls")
 	assert.Nil(t, conv)
@@ -169,7 +169,7 @@ func TestConvertCancellationIsNotAFallback(t *testing.T) {
 func TestConvertDescriberFallsBackToStub(t *testing.T) {
 	p := writeSource(t, t.TempDir(), "photo.jpg", []byte("\xff\xd8\xff"))
 	describer := failingConverter("describer", errors.New("image larger than 6 MiB"), ".jpg")
-	conv, name, fallbacks, err := convert(context.Background(), claimants(nil, []Converter{describer}, ".jpg"), p, "photo.jpg")
+	conv, name, fallbacks, err := convert(context.Background(), claimants(nil, []Converter{describer}, ".jpg", Limits{}), p, "photo.jpg")
 	require.NoError(t, err)
 	assert.Equal(t, "media stub", name)
 	assert.Contains(t, conv.Markdown, MediaStubSentinel)
@@ -178,7 +178,7 @@ func TestConvertDescriberFallsBackToStub(t *testing.T) {
 
 func TestConvertBuiltinFailureFallsToNothing(t *testing.T) {
 	p := writeSource(t, t.TempDir(), "broken.csv", []byte("only a header\n"))
-	_, name, fallbacks, err := convert(context.Background(), claimants(nil, nil, ".csv"), p, "broken.csv")
+	_, name, fallbacks, err := convert(context.Background(), claimants(nil, nil, ".csv", Limits{}), p, "broken.csv")
 	requireSchema(t, err, "csv has no data rows")
 	assert.Equal(t, "csv", name)
 	assert.Empty(t, fallbacks)
@@ -248,7 +248,7 @@ func TestRegisterConverterConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			_ = SupportedFormats(nil, nil)
-			_ = claimants(nil, nil, ".c0")
+			_ = claimants(nil, nil, ".c0", Limits{})
 		}()
 	}
 	wg.Wait()

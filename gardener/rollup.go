@@ -115,7 +115,7 @@ func (c core) rollOne(ctx context.Context, id, directives string, rep *RollupRep
 	if err != nil {
 		return nil // gone since the catalog listed it
 	}
-	n, err := forest.Parse(id, data)
+	n, err := forest.ParseWithin(id, data, c.v.ReadLimits())
 	if err != nil {
 		return nil
 	}

@@ -140,7 +140,7 @@ func (r *run) readNode(id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return forest.Parse(id, data)
+	return forest.ParseWithin(id, data, r.c.v.ReadLimits())
 }
 
 // origin is the provenance a passport of f gets when it has none (G.2.7):
