@@ -174,6 +174,9 @@ func TestSQLBombsPeakMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory swamps a resident-set measure; CI runs this without -race")
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLBombsPeakMemory$", "-vine.sqlbomb-child")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
