@@ -128,33 +128,61 @@ func (v *Vine) undoWrite(recs []journal.Record, head string, rec *Recovery) erro
 // completeWrite brings the derived catalog in step with a landed commit:
 // the files are final, only the steps after the commit were lost.
 func (v *Vine) completeWrite(ctx context.Context, recs []journal.Record, rec *Recovery) error {
-	var puts []catalog.Record
-	var dels []string
+	var written, removed []string
 	for _, r := range recs {
-		id, ok := strings.CutSuffix(r.Path, forest.NodeExt)
-		if !ok || !gitops.Versioned(r.Path) {
-			continue
-		}
 		switch r.Kind {
 		case journal.Put:
-			if n, err := v.readNode(id); err == nil {
-				puts = append(puts, recordOf(n))
-			}
+			written = append(written, r.Path)
 		case journal.Remove:
-			dels = append(dels, id)
+			removed = append(removed, r.Path)
 		}
 	}
-	if err := v.cat.Upsert(ctx, puts...); err != nil {
+	put, del, err := v.indexAgain(ctx, written, removed)
+	if err != nil {
 		return err
 	}
-	if len(dels) > 0 {
-		if err := v.cat.Delete(ctx, dels...); err != nil {
-			return err
-		}
-	}
-	rec.Actions = append(rec.Actions, fmt.Sprintf("brought the catalog in step: %d node(s) written, %d removed", len(puts), len(dels)))
+	rec.Actions = append(rec.Actions, fmt.Sprintf("brought the catalog in step: %d node(s) written, %d removed", put, del))
 	v.loadDialect()
 	return nil
+}
+
+// indexAgain brings the catalog in step with node files (forest-relative
+// paths) that were written or removed behind its back: the written ones
+// are read and upserted, the removed ones deleted. Paths that are not
+// node files are passed over. It answers how many rows it wrote and
+// deleted.
+func (v *Vine) indexAgain(ctx context.Context, written, removed []string) (put, del int, err error) {
+	var recs []catalog.Record
+	for _, p := range written {
+		if id, ok := nodePath(p); ok {
+			if n, err := v.readNode(id); err == nil {
+				recs = append(recs, recordOf(n))
+			}
+		}
+	}
+	var ids []string
+	for _, p := range removed {
+		if id, ok := nodePath(p); ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(recs) > 0 {
+		if err := v.cat.Upsert(ctx, recs...); err != nil {
+			return 0, 0, err
+		}
+	}
+	if len(ids) > 0 {
+		if err := v.cat.Delete(ctx, ids...); err != nil {
+			return len(recs), 0, err
+		}
+	}
+	return len(recs), len(ids), nil
+}
+
+// nodePath is the id of a versioned node file path.
+func nodePath(p string) (string, bool) {
+	id, ok := strings.CutSuffix(p, forest.NodeExt)
+	return id, ok && gitops.Versioned(p)
 }
 
 // local maps a forest-relative path of the intent log to its file,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"iter"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/monkeyllm/vine/catalog"
@@ -63,31 +62,19 @@ func (v *Vine) catchUp(ctx context.Context, before map[string]string) error {
 	}
 	defer lock.Release()
 	after := v.headFiles()
-	var puts []catalog.Record
-	var dels []string
+	var written, removed []string
 	for p, h := range after {
-		if before[p] == h || !strings.HasSuffix(p, forest.NodeExt) {
-			continue
-		}
-		id := strings.TrimSuffix(p, forest.NodeExt)
-		if n, err := v.readNode(id); err == nil {
-			puts = append(puts, recordOf(n))
+		if before[p] != h {
+			written = append(written, p)
 		}
 	}
 	for p := range before {
-		if _, ok := after[p]; !ok && strings.HasSuffix(p, forest.NodeExt) {
-			dels = append(dels, strings.TrimSuffix(p, forest.NodeExt))
+		if _, ok := after[p]; !ok {
+			removed = append(removed, p)
 		}
 	}
-	if len(puts) > 0 {
-		if err := v.cat.Upsert(ctx, puts...); err != nil {
-			return err
-		}
-	}
-	if len(dels) > 0 {
-		return v.cat.Delete(ctx, dels...)
-	}
-	return nil
+	_, _, err = v.indexAgain(ctx, written, removed)
+	return err
 }
 
 // rebuild is the rebuild of the catalog from the files.

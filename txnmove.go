@@ -61,17 +61,12 @@ func (m *fileMoves) noteMove(from, to, made string) error {
 	if m.t == nil {
 		return nil
 	}
-	root := m.t.v.root.Dir()
-	rel := func(p string) string {
-		r, _ := filepath.Rel(root, p)
-		return filepath.ToSlash(r)
-	}
 	if made != "" {
-		if err := m.t.note(journal.Dir, rel(made), ""); err != nil {
+		if err := m.t.noteFile(journal.Dir, made); err != nil {
 			return err
 		}
 	}
-	return m.t.note(journal.Move, rel(from), rel(to))
+	return m.t.note(journal.Move, m.t.rel(from), m.t.rel(to))
 }
 
 // undo moves every file back to where it was.

@@ -110,11 +110,14 @@ func (t *txn) note(kind journal.Kind, rel, to string) error {
 
 // noteFile notes a change to an absolute path inside the forest.
 func (t *txn) noteFile(kind journal.Kind, abs string) error {
-	rel, err := filepath.Rel(t.v.root.Dir(), abs)
-	if err != nil {
-		return err
-	}
-	return t.note(kind, filepath.ToSlash(rel), "")
+	return t.note(kind, t.rel(abs), "")
+}
+
+// rel is an absolute path inside the forest as the intent log names it:
+// forest-relative, with "/" separators.
+func (t *txn) rel(abs string) string {
+	r, _ := filepath.Rel(t.v.root.Dir(), abs)
+	return filepath.ToSlash(r)
 }
 
 // settle ends the intent log of a finished write. A write that did not
