@@ -6,8 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
-	"syscall"
+	"strconv"
 	"testing"
 	"time"
 
@@ -67,16 +68,13 @@ func TestQueryMemoryBombs(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	for _, tt := range sqlBombs {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
+			// The limit named in the refusal, not the clock, shows the
+			// bomb was stopped by the limit rather than the deadline.
 			_, err := v.query(ctx, ledgerID, tt.sql, bombHost())
-			took := time.Since(start)
 			e := refusal(t, err, envelope.QueryInvalid)
 			assertLimit(t, e, tt.limit)
 			assert.Contains(t, e.Message, "limit")
 			assert.NotEmpty(t, e.Hint)
-			if !raceEnabled { // the detector slows the wasm interpreter tenfold
-				assert.Less(t, took, SQLDeadline/2, "well within the deadline")
-			}
 		})
 	}
 	var after runtime.MemStats
@@ -145,14 +143,10 @@ func TestTendMemoryBombs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			testforest.Unchanged(t, dir, func() {
-				start := time.Now()
 				_, err := v.tend(ctx, ledgerID, tt.sql, bombHost())
 				e := refusal(t, err, envelope.QueryInvalid)
 				assertLimit(t, e, tt.limit)
 				assert.Contains(t, e.Message, "the payload is unchanged")
-				if !raceEnabled {
-					assert.Less(t, time.Since(start), SQLDeadline/2)
-				}
 			})
 		})
 	}
@@ -166,6 +160,11 @@ var sqlBombChild = flag.Bool("vine.sqlbomb-child", false, "run the SQL bombs as 
 // TestSQLBombsPeakMemory runs every bomb in a child process and reads its
 // peak resident memory: the wasm heap SQLite allocates in lives outside
 // the Go heap, so only the process can tell it never grew to gigabytes.
+//
+// The child reports its own high-water mark (VmHWM) after the bombs. The
+// rusage the parent could read instead is no good: Linux carries the
+// parent's peak across the fork and exec, so a child started by a big
+// test process would report that process's peak.
 func TestSQLBombsPeakMemory(t *testing.T) {
 	if *sqlBombChild {
 		runBombsInChild(t)
@@ -177,16 +176,18 @@ func TestSQLBombsPeakMemory(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory swamps a resident-set measure; CI runs this without -race")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLBombsPeakMemory$", "-vine.sqlbomb-child")
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc/self/status on this platform")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLBombsPeakMemory$", "-test.v", "-vine.sqlbomb-child")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		t.Skip("no resource usage on this platform")
-	}
-	peak := int64(usage.Maxrss) << 10 // kilobytes on Linux
-	t.Logf("child peak RSS %d MiB", peak>>20)
-	assert.Less(t, peak, int64(256<<20), "the bombs stayed within the memory limits")
+	m := regexp.MustCompile(`peak-rss-kib=(\d+)`).FindSubmatch(out)
+	require.NotNil(t, m, "the child reports its peak: %s", out)
+	kib, err := strconv.ParseInt(string(m[1]), 10, 64)
+	require.NoError(t, err)
+	t.Logf("child peak RSS %d MiB", kib>>10)
+	assert.Less(t, kib<<10, int64(256<<20), "the bombs stayed within the memory limits")
 }
 
 func runBombsInChild(t *testing.T) {
@@ -200,6 +201,11 @@ INSERT INTO ledger SELECT 'd' || value, 'm' FROM generate_series(1, 330);`+bombV
 		_, _, err := runQuery(context.Background(), file, sqlguard.Statement{SQL: tt.sql, Verb: "SELECT"}, bombHost())
 		assert.Equal(t, envelope.QueryInvalid, envelope.CodeOf(err), "%s: %v", tt.name, err)
 	}
+	status, err := os.ReadFile("/proc/self/status")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(status)
+	require.NotNil(t, m, "VmHWM in /proc/self/status")
+	t.Logf("peak-rss-kib=%s", m[1])
 }
 
 func assertLimit(t *testing.T, e *envelope.Error, limit string) {
