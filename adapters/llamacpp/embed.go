@@ -7,10 +7,10 @@ import (
 	"io"
 	"math"
 
-	"github.com/monkeyllm/vine/canopy"
+	"github.com/monkeyllm/vine/embed"
 )
 
-var _ canopy.Embedder = (*Client)(nil)
+var _ embed.Embedder = (*Client)(nil)
 
 type embedRequest struct {
 	Model          string   `json:"model"`
@@ -29,7 +29,7 @@ type embedResponse struct {
 // the server returned first, else 0.
 func (c *Client) Dimension() int { return int(c.dim.Load()) }
 
-// Embed implements canopy.Embedder: one unit vector per text, in input
+// Embed implements embed.Embedder: one unit vector per text, in input
 // order. Texts go in batches (DefaultEmbedBatch), each request bounded by
 // the embed timeout and the idle limit; vectors are re-sorted by the
 // server's index and L2-normalised. A response that is short, misordered,
