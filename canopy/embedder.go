@@ -8,7 +8,8 @@
 // *vine.Vine delegates its Canopy methods to it. [Build], [Index] and
 // [Hash] are the pieces it is made of, usable alone. The embedder
 // contract lives in the stdlib-only package embed; embedding servers are
-// reached through adapters/llamacpp. This package reads no environment.
+// reached through adapters/llamacpp. Configuration arrives through
+// options: only the deprecated HTTPEmbedderFromEnv reads the environment.
 package canopy
 
 import "github.com/monkeyllm/vine/embed"
