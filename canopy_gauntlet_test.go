@@ -130,7 +130,7 @@ func proximityKeys(t *testing.T, v *Vine, goal string, ids []string) []float64 {
 	t.Helper()
 	q, err := canopy.NewHash("hash", canopyDim).Embed(context.Background(), []string{goal})
 	require.NoError(t, err)
-	ix := v.canopy.index()
+	ix := v.canopy.Index()
 	out := make([]float64, len(ids))
 	for i, id := range ids {
 		out[i] = -1

@@ -299,7 +299,7 @@ func TestCanopyHybridMemoStaleAndRefresh(t *testing.T) {
 	lexical, err := locCall(t, v, `{"query": "night watch rota for the harbour office", "k": 1}`)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"operations/night-watch"}, locIDs(lexical), "BM25 finds the new node at once")
-	dense, err := v.denseLayer().Nearest(ctx, "night watch rota for the harbour office", 200)
+	dense, err := v.canopy.Nearest(ctx, "night watch rota for the harbour office", 200)
 	require.NoError(t, err)
 	assert.NotContains(t, dense, "operations/night-watch", "an unrefreshed node is missing from the vector hits only")
 
@@ -320,7 +320,7 @@ func TestCanopyHybridMemoStaleAndRefresh(t *testing.T) {
 	assert.JSONEq(t, `{"refreshed":2,"state":"active","active":true,"index_model":"hash","query_model":"hash",
 		"vectors":`+jsonInt(s.Vectors+1)+`,"stale":0}`, string(wire))
 
-	dense, err = v.denseLayer().Nearest(ctx, "night watch rota for the harbour office", 3)
+	dense, err = v.canopy.Nearest(ctx, "night watch rota for the harbour office", 3)
 	require.NoError(t, err)
 	assert.Equal(t, "operations/night-watch", dense[0], "after the refresh the node has its vector")
 }
@@ -337,10 +337,10 @@ func TestCanopyWritesMarkStale(t *testing.T) {
 	buildWith(t, v, canopy.NewHash("hash", canopyDim))
 	staleIDs := func() []string {
 		t.Helper()
-		nodes, err := v.canopyNodes(ctx)
+		nodes, err := v.canopy.Nodes(ctx)
 		require.NoError(t, err)
 		var out []string
-		for _, n := range v.canopy.index().Stale(nodes) {
+		for _, n := range v.canopy.Index().Stale(nodes) {
 			out = append(out, n.ID)
 		}
 		return out
@@ -406,10 +406,10 @@ func TestCanopyStaleSurvivesReindexAndLostCatalog(t *testing.T) {
 		os.Remove(filepath.Join(f.dir, "_derived", "catalog.db"+side))
 	}
 	v = openT(t, f.dir, &Options{Embedder: canopy.NewHash("hash", canopyDim)})
-	nodes, err := v.canopyNodes(ctx)
+	nodes, err := v.canopy.Nodes(ctx)
 	require.NoError(t, err)
 	var stale []string
-	for _, n := range v.canopy.index().Stale(nodes) {
+	for _, n := range v.canopy.Index().Stale(nodes) {
 		stale = append(stale, n.ID)
 	}
 	assert.Contains(t, stale, "concepts/tide", "a changed summary is stale even without the catalog's mark")

@@ -59,7 +59,7 @@ type LocateOptions struct {
 	// alpha overrides the engine's heat weight (nil: locateAlpha); host
 	// code and tests set it, wire arguments cannot.
 	alpha *float64
-	// dense overrides the forest's dense layer (nil: v.denseLayer()).
+	// dense overrides the forest's dense layer (nil: the forest's canopy.Layer).
 	dense denseRanker
 }
 
@@ -121,7 +121,7 @@ func (r *LocateResult) nodeIDs() []string {
 }
 
 // denseRanker is the dense leg of hybrid entry search (K.3), filled by the
-// Canopy layer (canopyDense); tests substitute their own. Its methods are
+// forest's canopy.Layer; tests substitute their own. Its methods are
 // exported so an implementation may live in another package of the module.
 type denseRanker interface {
 	// State is the layer's readiness (K.4): "active", "no-embedder",
@@ -191,7 +191,7 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	q.filter.scope = scopeOf(ctx)
 	// Every locate names the session's goal for the Gauntlet (K.2); the
 	// text is kept, its embedding waits for the first hop that ranks.
-	v.canopy.goals.set(v.sessionOf(ctx), query)
+	v.canopy.SetGoal(ctx, query)
 	ts, err := v.selectTerms(ctx, locateTerms(query))
 	if err != nil {
 		return nil, err
@@ -516,7 +516,7 @@ func (v *Vine) locateExplainEmpty(ctx context.Context, res *LocateResult, w wind
 func (v *Vine) fuseDense(ctx context.Context, query string, q locateQuery, lex []locateCand) ([]locateCand, bool, string, error) {
 	dense := q.dense
 	if dense == nil {
-		dense = v.denseLayer()
+		dense = v.canopy
 	}
 	if dense == nil {
 		return lex, false, "no-embedder", nil

@@ -323,9 +323,9 @@ func (v *Vine) lookRanking(ctx context.Context, want lookWant) *gauntlet {
 	}
 	lg, _ := ctx.Value(lookGauntletKey{}).(*lookGauntlet)
 	if lg == nil {
-		return v.gauntletFor(ctx, nil, "")
+		return gauntletFor(ctx, v.canopy, nil, "")
 	}
-	lg.once.Do(func() { lg.g = v.gauntletFor(ctx, lg.off, lg.toward) })
+	lg.once.Do(func() { lg.g = gauntletFor(ctx, v.canopy, lg.off, lg.toward) })
 	return lg.g
 }
 
@@ -418,7 +418,7 @@ func passportDay(s string) string {
 func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, want lookWant) error {
 	g := v.lookRanking(ctx, want)
 	if g != nil {
-		d.Frontier = g.frontier()
+		d.Frontier = frontierOf(g)
 		d.keys.add(dkFrontier)
 	}
 	wantOut, wantIn, wantStats := want.has("edges_out"), want.has("edges_in"), want.has("stats")

@@ -86,7 +86,7 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	if err != nil {
 		return nil, err
 	}
-	g := v.gauntletFor(ctx, opt.Gauntlet, opt.Toward)
+	g := gauntletFor(ctx, v.canopy, opt.Gauntlet, opt.Toward)
 	var list []Neighbor
 	sampled := false
 	if opt.Rel == relChildren {
@@ -101,7 +101,7 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	res := &Neighbors{Neighbors: listOrEmpty(list), Truncated: sampled}
 	if g != nil {
 		gauntletOrder(g, res.Neighbors, func(n Neighbor) string { return n.ID }, func(n Neighbor) float64 { return n.Heat })
-		res.Frontier = g.frontier()
+		res.Frontier = frontierOf(g)
 	}
 	if budget.ShrinkTail(&res.Neighbors, BudgetMove, func() any { return res }) > 0 {
 		res.Truncated = true

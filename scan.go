@@ -446,7 +446,7 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 
 	var g *gauntlet // an enumeration keeps its one order
 	if opt.After == nil {
-		g = v.gauntletFor(ctx, opt.Gauntlet, opt.Toward)
+		g = gauntletFor(ctx, v.canopy, opt.Gauntlet, opt.Toward)
 	}
 	res, err := v.scanList(ctx, q, fields, opt.After, limit, w, g)
 	if err == nil && sc.restricted() {
@@ -494,7 +494,7 @@ func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after
 		heat = v.heat(ctx, ids)
 	}
 	if g != nil {
-		res.Frontier = g.frontier()
+		res.Frontier = frontierOf(g)
 	}
 	if w.Active() {
 		if err := v.scanWindowFacts(ctx, w, res); err != nil {

@@ -138,7 +138,7 @@ type Vine struct {
 	tracer  *trails.Tracer // one event per call
 	session string         // the Vine's own session when a call names none
 
-	canopy *canopyLayer // the vector layer, inert without embedder and index
+	canopy *canopy.Layer // the vector layer, inert without embedder and index
 
 	dialect  atomic.Pointer[forest.Dialect]
 	cat      *catalog.Catalog
@@ -195,7 +195,7 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
 		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
 		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits}
-	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
+	v.canopy = newCanopyLayer(v, opt.Embedder)
 	if err := v.open(ctx); err != nil {
 		v.Close()
 		return nil, err
@@ -226,7 +226,7 @@ func (v *Vine) open(ctx context.Context) error {
 		return fmt.Errorf("vine: open catalog: %w", err)
 	}
 	v.cat = cat
-	v.canopy.attach(cat)
+	v.canopy.Attach(cat)
 	if v.journal != nil {
 		// A write another process left half-done is repaired before
 		// anything here reads the forest. The lock is taken for that alone:

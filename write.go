@@ -196,7 +196,7 @@ func (t *txn) syncCatalog(ctx context.Context) {
 	if err := t.v.cat.Upsert(ctx, recs...); err != nil {
 		t.v.log.Error("catalog upsert after commit failed; reindex repairs it", "err", err)
 	}
-	t.v.canopyWritten(ctx, t.puts)
+	t.v.canopy.Written(ctx, writtenIDs(t.puts)...)
 	if len(t.removes) > 0 {
 		if err := t.v.cat.Delete(ctx, t.removes...); err != nil {
 			t.v.log.Error("catalog delete after commit failed; reindex repairs it", "err", err)

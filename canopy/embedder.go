@@ -2,23 +2,19 @@
 // on-disk index of one unit vector per node, built and refreshed
 // explicitly, read by hybrid locate and the Gauntlet. A forest without an
 // embedder or an index behaves exactly as if this package did not exist.
+//
+// A [Layer] owns one forest's layer: the index files, the query
+// [Memo] in the catalog, the bound [Embedder] and the sessions' goals;
+// *vine.Vine delegates its Canopy methods to it. [Build], [Index] and
+// [Hash] are the pieces it is made of, usable alone. The embedder
+// contract lives in the stdlib-only package embed; embedding servers are
+// reached through adapters/llamacpp. Configuration arrives through
+// options: only the deprecated HTTPEmbedderFromEnv reads the environment.
 package canopy
 
-import "context"
+import "github.com/monkeyllm/vine/embed"
 
-// Embedder turns texts into vectors. Implementations must return one
-// vector per input text, in input order; the index normalises them to
-// unit length, so an embedder need not.
-//
-// The llama.cpp client in adapters/llamacpp and the deterministic Hash
-// embedder of this package both implement it; a host may bring its own.
-type Embedder interface {
-	// Model names the embedding model. An index records it and is treated
-	// as absent when it differs from the bound embedder's (K.4).
-	Model() string
-	// Dimension is the length of the vectors Embed returns, or 0 when it
-	// is not known until the first call.
-	Dimension() int
-	// Embed embeds a batch of texts.
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder turns texts into vectors. It is an alias of [embed.Embedder],
+// the contract's home: an implementer imports the stdlib-only leaf
+// package embed and need not link this one.
+type Embedder = embed.Embedder

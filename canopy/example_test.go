@@ -3,8 +3,11 @@ package canopy_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/monkeyllm/vine/canopy"
+	"github.com/monkeyllm/vine/catalog"
 )
 
 // Build an index of node texts with the deterministic Hash embedder and
@@ -39,4 +42,32 @@ func ExampleNewStatus() {
 	fmt.Println(s.State, s.Active, s.Stale)
 	// Output:
 	// no-index false 12
+}
+
+// A Layer is a forest's vector layer: it reads node texts from the
+// catalog, keeps its index in its own directory and ranks toward a goal.
+func ExampleLayer() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "canopy-example")
+	defer os.RemoveAll(dir)
+	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.db"), catalog.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cat.Close()
+	cat.Upsert(ctx,
+		catalog.Record{ID: "concepts/tide", Kind: "note", Type: "concept", Title: "Tide", Summary: "Water rises and falls twice a day."},
+		catalog.Record{ID: "events/storm", Kind: "note", Type: "event", Title: "Storm", Summary: "A storm closed the harbour."})
+
+	l := canopy.NewLayer(filepath.Join(dir, "canopy"), &canopy.LayerOptions{Embedder: canopy.NewHash("hash", 256)})
+	l.Attach(cat)
+	if _, err := l.Build(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ids, _ := l.Nearest(ctx, "when did the storm close the harbour", 1)
+	fmt.Println(l.State(ctx), ids)
+	// Output:
+	// active [events/storm]
 }

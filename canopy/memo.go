@@ -4,10 +4,8 @@ import (
 	"container/list"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -137,25 +135,18 @@ func (m *Memo) toFront(key string, v []float32) {
 // load reads a stored row and refreshes its recency. A row of another
 // length than e produces, or one that does not decode, is a miss.
 func (m *Memo) load(ctx context.Context, key string, e Embedder) []float32 {
-	var dim int
-	var blob []byte
-	err := m.cat.DB().QueryRowContext(ctx,
-		"SELECT dim, vector FROM embed_memo WHERE key = ? AND model = ?", key, e.Model()).Scan(&dim, &blob)
+	row, ok, err := m.cat.EmbedMemo(ctx, key, e.Model())
 	if err != nil {
-		if !errors.Is(err, sql.ErrNoRows) {
-			m.log.Warn("embedding memo read failed", "err", err)
-		}
+		m.log.Warn("embedding memo read failed", "err", err)
+	}
+	if !ok {
 		return nil
 	}
-	v := decodeBlob(blob, dim)
+	v := decodeBlob(row.Vector, row.Dim)
 	if v == nil || !fits(e, v) {
 		return nil
 	}
-	err = m.cat.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "UPDATE embed_memo SET used = ? WHERE key = ?", time.Now().UnixNano(), key)
-		return err
-	})
-	if err != nil {
+	if err := m.cat.TouchEmbedMemo(ctx, key, time.Now().UnixNano()); err != nil {
 		m.log.Warn("embedding memo recency not updated", "err", err)
 	}
 	return v
@@ -167,17 +158,8 @@ func (m *Memo) store(ctx context.Context, key, model string, v []float32) {
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(blob[4*i:], math.Float32bits(x))
 	}
-	err := m.cat.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx,
-			"INSERT OR REPLACE INTO embed_memo (key, model, dim, vector, used) VALUES (?, ?, ?, ?, ?)",
-			key, model, len(v), blob, time.Now().UnixNano()); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, "DELETE FROM embed_memo WHERE key IN "+
-			"(SELECT key FROM embed_memo ORDER BY used DESC, key LIMIT -1 OFFSET ?)", m.capacity)
-		return err
-	})
-	if err != nil {
+	row := catalog.EmbedMemoRow{Key: key, Model: model, Dim: len(v), Vector: blob, Used: time.Now().UnixNano()}
+	if err := m.cat.PutEmbedMemo(ctx, row, m.capacity); err != nil {
 		m.log.Warn("embedding memo not stored", "err", err)
 	}
 }

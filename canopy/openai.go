@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/monkeyllm/vine/embed"
 )
 
 // Defaults of the OpenAI-compatible embedding client (K.2).
@@ -20,14 +21,24 @@ const (
 	DefaultModel = "bge-m3"
 	// DefaultAPIKey is the bearer token sent when none is configured;
 	// local servers such as llama.cpp ignore it.
+	//
+	// Deprecated: the client is adapters/llamacpp, whose default is
+	// llamacpp.NoKey.
 	DefaultAPIKey = "no-key"
 	// HTTPBatch is how many texts go in one request.
+	//
+	// Deprecated: see llamacpp.DefaultEmbedBatch.
 	HTTPBatch = 32
 	// HTTPTimeout bounds one request, response included.
+	//
+	// Deprecated: see llamacpp.DefaultEmbedTimeout.
 	HTTPTimeout = 120 * time.Second
 )
 
 // Environment variables read by HTTPEmbedderFromEnv.
+//
+// Deprecated: the library reads no environment; the vine command reads
+// these variables (documented there) and passes options.
 const (
 	EnvEndpoint = "MONKEYLLM_EMBED_ENDPOINT"
 	EnvModel    = "MONKEYLLM_EMBED_MODEL"
@@ -45,6 +56,12 @@ const maxResponseBytes = 64 << 20
 // response is re-sorted by its index field) and at unit length.
 //
 // An HTTPEmbedder is safe for concurrent use.
+//
+// Deprecated: use the client of adapters/llamacpp (llamacpp.New), which
+// speaks the same protocol with an idle limit, a response size limit,
+// typed errors and a pinned dimension. HTTPEmbedder stays as a thin
+// client over the one decoder, [embed.DecodeOpenAI]: the engine may not
+// import an adapter, so it cannot forward to llamacpp.
 type HTTPEmbedder struct {
 	url    string
 	model  string
@@ -56,6 +73,8 @@ type HTTPEmbedder struct {
 // NewHTTPEmbedder returns a client of the OpenAI-compatible server at
 // endpoint (for example "http://localhost:8080/v1"). An empty model means
 // DefaultModel, an empty apiKey DefaultAPIKey.
+//
+// Deprecated: use llamacpp.New(endpoint, model, llamacpp.WithAPIKey(key)).
 func NewHTTPEmbedder(endpoint, model, apiKey string) *HTTPEmbedder {
 	if model == "" {
 		model = DefaultModel
@@ -74,6 +93,10 @@ func NewHTTPEmbedder(endpoint, model, apiKey string) *HTTPEmbedder {
 // HTTPEmbedderFromEnv configures a client from MONKEYLLM_EMBED_ENDPOINT,
 // MONKEYLLM_EMBED_MODEL and MONKEYLLM_EMBED_API_KEY. It reports false when
 // no endpoint is set: a standalone engine then has no embedder.
+//
+// Deprecated: library code reads no environment. The vine command reads
+// these variables and builds a llamacpp client; a host passes its own
+// configuration to llamacpp.New.
 func HTTPEmbedderFromEnv() (*HTTPEmbedder, bool) {
 	endpoint := strings.TrimSpace(os.Getenv(EnvEndpoint))
 	if endpoint == "" {
@@ -107,10 +130,8 @@ func (h *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
-type embeddingsRequest struct {
-	Model string   `json:"model"`
-	Input []string `json:"input"`
-}
+// embeddingsRequest is the wire body, the one of every client.
+type embeddingsRequest = embed.OpenAIRequest
 
 func (h *HTTPEmbedder) post(ctx context.Context, batch []string) ([][]float32, error) {
 	body, err := json.Marshal(embeddingsRequest{Model: h.model, Input: batch})
@@ -133,7 +154,11 @@ func (h *HTTPEmbedder) post(ctx context.Context, batch []string) ([][]float32, e
 		return nil, fmt.Errorf("canopy: embeddings endpoint %s answered %s: %s",
 			h.url, resp.Status, strings.TrimSpace(string(snippet)))
 	}
-	vecs, err := DecodeEmbeddings(io.LimitReader(resp.Body, maxResponseBytes), len(batch))
+	body, err = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	if err != nil {
+		return nil, fmt.Errorf("canopy: embeddings endpoint %s: %w", h.url, err)
+	}
+	vecs, err := embed.DecodeOpenAI(body, len(batch), 0)
 	if err != nil {
 		return nil, fmt.Errorf("canopy: embeddings endpoint %s: %w", h.url, err)
 	}
@@ -145,38 +170,16 @@ func (h *HTTPEmbedder) post(ctx context.Context, batch []string) ([][]float32, e
 // the vectors in index order, each normalised to unit length, and refuses
 // a response that does not hold exactly one finite, non-zero vector per
 // input, all of one length.
+//
+// Deprecated: use [embed.DecodeOpenAI], which this calls.
 func DecodeEmbeddings(r io.Reader, n int) ([][]float32, error) {
-	var resp struct {
-		Data []struct {
-			Index     *int      `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(r).Decode(&resp); err != nil {
+	body, err := io.ReadAll(r)
+	if err != nil {
 		return nil, fmt.Errorf("malformed embeddings response: %w", err)
 	}
-	if len(resp.Data) != n {
-		return nil, fmt.Errorf("embeddings response holds %d vectors for %d inputs", len(resp.Data), n)
+	vecs, err := embed.DecodeOpenAI(body, n, 0)
+	if err != nil {
+		return nil, fmt.Errorf("embeddings response: %w", err)
 	}
-	out := make([][]float32, n)
-	for pos, d := range resp.Data {
-		i := pos // a server that omits index answers in input order
-		if d.Index != nil {
-			i = *d.Index
-		}
-		switch {
-		case i < 0 || i >= n:
-			return nil, fmt.Errorf("embeddings response index %d is outside 0..%d", i, n-1)
-		case out[i] != nil:
-			return nil, fmt.Errorf("embeddings response repeats index %d", i)
-		case len(d.Embedding) == 0:
-			return nil, fmt.Errorf("embeddings response index %d has an empty vector", i)
-		case len(d.Embedding) != len(resp.Data[0].Embedding):
-			return nil, errors.New("embeddings response mixes vector lengths")
-		case !Normalize(d.Embedding):
-			return nil, fmt.Errorf("embeddings response index %d is zero or not finite", i)
-		}
-		out[i] = d.Embedding
-	}
-	return out, nil
+	return vecs, nil
 }

@@ -128,7 +128,7 @@ func TestHTTPEmbedderFailures(t *testing.T) {
 
 	srv.set(0, `{"data": [{"index": 0, "embedding": [1, 0]}]}`)
 	_, err = h.Embed(context.Background(), []string{"a", "b"})
-	assert.ErrorContains(t, err, "1 vectors for 2 inputs")
+	assert.ErrorContains(t, err, "1 vectors for 2 texts")
 
 	_, err = NewHTTPEmbedder(ts.URL+"/nowhere", "m", "").Embed(context.Background(), []string{"a"})
 	assert.ErrorContains(t, err, "404")
@@ -183,13 +183,13 @@ func TestDecodeEmbeddings(t *testing.T) {
 		{"no index: input order", `{"data":[{"embedding":[1,0]},{"embedding":[0,1]}]}`, 2,
 			[][]float32{{1, 0}, {0, 1}}, ""},
 		{"not json", `<html>`, 1, nil, "malformed"},
-		{"count", `{"data":[]}`, 1, nil, "0 vectors for 1 inputs"},
-		{"index out of range", `{"data":[{"index":5,"embedding":[1]}]}`, 1, nil, "outside"},
-		{"negative index", `{"data":[{"index":-1,"embedding":[1]}]}`, 1, nil, "outside"},
-		{"repeated index", `{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}`, 2, nil, "repeats"},
+		{"count", `{"data":[]}`, 1, nil, "0 vectors for 1 texts"},
+		{"index out of range", `{"data":[{"index":5,"embedding":[1]}]}`, 1, nil, "index 5, out of range"},
+		{"negative index", `{"data":[{"index":-1,"embedding":[1]}]}`, 1, nil, "index -1, out of range"},
+		{"repeated index", `{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}`, 2, nil, "or repeated"},
 		{"empty vector", `{"data":[{"index":0,"embedding":[]}]}`, 1, nil, "empty vector"},
-		{"mixed lengths", `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[1,0]}]}`, 2, nil, "mixes"},
-		{"zero", `{"data":[{"index":0,"embedding":[0,0]}]}`, 1, nil, "zero or not finite"},
+		{"mixed lengths", `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[1,0]}]}`, 2, nil, "dimension 2, expected 1"},
+		{"zero", `{"data":[{"index":0,"embedding":[0,0]}]}`, 1, nil, "zero vector"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DecodeEmbeddings(strings.NewReader(tc.body), tc.n)

@@ -175,10 +175,10 @@ var metaTable = table{
 	},
 }
 
-// embedMemoTable is the K.6 query-embedding memo. The catalog only creates
-// it and never reads or writes it: Canopy owns the key derivation (model and
-// whitespace-collapsed text), the vector encoding, the dimension check and
-// the LRU bound on used.
+// embedMemoTable is the K.6 query-embedding memo. The catalog creates it
+// and moves its rows (EmbedMemo, PutEmbedMemo): Canopy owns the key
+// derivation (model and whitespace-collapsed text), the vector encoding,
+// the dimension check and the LRU bound on used.
 var embedMemoTable = table{
 	name: "embed_memo",
 	columns: []column{

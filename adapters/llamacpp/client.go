@@ -10,7 +10,7 @@
 // by max_tokens is flagged Truncated by Complete and is a
 // *gardener.TruncatedError from Chat.
 //
-// Client implements canopy.Embedder and gardener.Chat, so one server can
+// Client implements embed.Embedder and gardener.Chat, so one server can
 // back the Gauntlet and the model Curator:
 //
 //	c, err := llamacpp.New("http://127.0.0.1:8080/v1", "qwen3-4b")

@@ -2,34 +2,23 @@ package llamacpp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 
-	"github.com/monkeyllm/vine/canopy"
+	"github.com/monkeyllm/vine/embed"
 )
 
-var _ canopy.Embedder = (*Client)(nil)
+var _ embed.Embedder = (*Client)(nil)
 
-type embedRequest struct {
-	Model          string   `json:"model"`
-	Input          []string `json:"input"`
-	EncodingFormat string   `json:"encoding_format"`
-}
-
-type embedResponse struct {
-	Data []struct {
-		Index     *int      `json:"index"`
-		Embedding []float64 `json:"embedding"`
-	} `json:"data"`
-}
+// embedRequest is the wire body; encoding_format asks for floats, not
+// base64.
+type embedRequest = embed.OpenAIRequest
 
 // Dimension is the embedding dimension: the declared one, else the one
 // the server returned first, else 0.
 func (c *Client) Dimension() int { return int(c.dim.Load()) }
 
-// Embed implements canopy.Embedder: one unit vector per text, in input
+// Embed implements embed.Embedder: one unit vector per text, in input
 // order. Texts go in batches (DefaultEmbedBatch), each request bounded by
 // the embed timeout and the idle limit; vectors are re-sorted by the
 // server's index and L2-normalised. A response that is short, misordered,
@@ -64,49 +53,20 @@ func (c *Client) embedBatchOnce(ctx context.Context, batch []string) ([][]float3
 	if err != nil {
 		return nil, x.readErr(err)
 	}
-	var resp embedResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, x.fail(ErrMalformed, "body is not an embeddings response: "+clipText(string(body), 200), err)
-	}
-	vecs, err := c.orderVectors(resp, len(batch))
+	vecs, err := embed.DecodeOpenAI(body, len(batch), c.Dimension())
 	if err != nil {
+		return nil, x.fail(ErrMalformed, err.Error(), nil)
+	}
+	if err := c.pinDimension(len(vecs[0])); err != nil {
 		return nil, x.fail(ErrMalformed, err.Error(), nil)
 	}
 	return vecs, nil
 }
 
-// orderVectors places each vector at its index and normalises it.
-func (c *Client) orderVectors(resp embedResponse, n int) ([][]float32, error) {
-	if len(resp.Data) != n {
-		return nil, fmt.Errorf("%d vectors for %d texts", len(resp.Data), n)
-	}
-	out := make([][]float32, n)
-	for i, d := range resp.Data {
-		idx := i
-		if d.Index != nil {
-			idx = *d.Index
-		}
-		if idx < 0 || idx >= n || out[idx] != nil {
-			return nil, fmt.Errorf("vector %d has index %d, out of range or repeated", i, idx)
-		}
-		if err := c.checkDimension(len(d.Embedding)); err != nil {
-			return nil, err
-		}
-		v, err := unit(d.Embedding)
-		if err != nil {
-			return nil, fmt.Errorf("vector %d: %w", idx, err)
-		}
-		out[idx] = v
-	}
-	return out, nil
-}
-
-// checkDimension accepts the first dimension seen (or declared) and
-// refuses any other.
-func (c *Client) checkDimension(d int) error {
-	if d == 0 {
-		return fmt.Errorf("empty vector")
-	}
+// pinDimension accepts the first dimension seen (or declared) and refuses
+// any other, so batches of one Embed call, and calls racing each other,
+// never mix two lengths.
+func (c *Client) pinDimension(d int) error {
 	if c.dim.CompareAndSwap(0, int64(d)) {
 		return nil
 	}
@@ -114,24 +74,4 @@ func (c *Client) checkDimension(d int) error {
 		return fmt.Errorf("dimension %d, expected %d", d, want)
 	}
 	return nil
-}
-
-// unit returns v scaled to length 1.
-func unit(v []float64) ([]float32, error) {
-	var sum float64
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("non-finite component")
-		}
-		sum += x * x
-	}
-	norm := math.Sqrt(sum)
-	if norm == 0 {
-		return nil, fmt.Errorf("zero vector cannot be normalised")
-	}
-	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = float32(x / norm)
-	}
-	return out, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/canopy"
 )
 
@@ -23,6 +25,17 @@ type canopyFlags struct {
 	dir, embedder, endpoint, model string
 	dim                            int
 }
+
+// The environment of vine canopy, read here and nowhere in the library:
+// MONKEYLLM_EMBED_ENDPOINT names an OpenAI-compatible embeddings server
+// (used when no --embedder is given, and as --embedder llamacpp's default
+// --endpoint), MONKEYLLM_EMBED_MODEL its model when --model is absent,
+// MONKEYLLM_EMBED_API_KEY the bearer token sent to it.
+const (
+	embedEndpointEnv = "MONKEYLLM_EMBED_ENDPOINT"
+	embedModelEnv    = "MONKEYLLM_EMBED_MODEL"
+	embedAPIKeyEnv   = "MONKEYLLM_EMBED_API_KEY"
+)
 
 // hashDefaultDim is the dimension of --embedder hash when --dim is absent.
 const hashDefaultDim = 384
@@ -69,10 +82,10 @@ func (f canopyFlags) open() (canopy.Embedder, error) {
 		if f.endpoint != "" {
 			return nil, fmt.Errorf("--endpoint needs --embedder llamacpp")
 		}
-		if h, ok := canopy.HTTPEmbedderFromEnv(); ok {
-			return h, nil
+		if strings.TrimSpace(os.Getenv(embedEndpointEnv)) == "" {
+			return nil, nil
 		}
-		return nil, nil
+		return f.llamacpp()
 	case "hash":
 		if f.dim < 1 {
 			return nil, fmt.Errorf("--dim got %d, expected at least 1", f.dim)
@@ -83,20 +96,31 @@ func (f canopyFlags) open() (canopy.Embedder, error) {
 		}
 		return canopy.NewHash(model, f.dim), nil
 	case "llamacpp":
-		endpoint := f.endpoint
-		if endpoint == "" {
-			endpoint = strings.TrimSpace(os.Getenv(canopy.EnvEndpoint))
-		}
-		if endpoint == "" {
-			return nil, fmt.Errorf("--embedder llamacpp needs --endpoint URL (or %s)", canopy.EnvEndpoint)
-		}
-		model := f.model
-		if model == "" {
-			model = os.Getenv(canopy.EnvModel)
-		}
-		return canopy.NewHTTPEmbedder(endpoint, model, os.Getenv(canopy.EnvAPIKey)), nil
+		return f.llamacpp()
 	}
 	return nil, fmt.Errorf("--embedder got %q, expected hash or llamacpp", f.embedder)
+}
+
+// llamacpp makes the OpenAI-compatible client of the flags, the
+// environment filling what they leave out.
+func (f canopyFlags) llamacpp() (canopy.Embedder, error) {
+	endpoint := f.endpoint
+	if endpoint == "" {
+		endpoint = strings.TrimSpace(os.Getenv(embedEndpointEnv))
+	}
+	if endpoint == "" {
+		return nil, fmt.Errorf("--embedder llamacpp needs --endpoint URL (or %s)", embedEndpointEnv)
+	}
+	model := cmp.Or(f.model, os.Getenv(embedModelEnv), canopy.DefaultModel)
+	var opts []llamacpp.Option
+	if key := os.Getenv(embedAPIKeyEnv); key != "" {
+		opts = append(opts, llamacpp.WithAPIKey(key))
+	}
+	c, err := llamacpp.New(endpoint, model, opts...)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return c, nil
 }
 
 // canopyRun opens the forest read-only — the layer lives in _derived, so
