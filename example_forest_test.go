@@ -39,9 +39,23 @@ var harbourTides = vine.NodeSpec{ID: "harbour/tides", Type: "dataset", Title: "T
 		{"2026-03-14", "06:12", 3.4}, {"2026-03-14", "18:31", 3.6}, {"2026-03-15", "06:55", 3.2}}}}
 
 // newExampleForest makes a forest in a temporary folder with the fixed
-// clock, through the public API only (Init, Open, PlantBatch), and plants
-// harbourNodes and harbourTides in it; done closes it and removes the folder.
+// clock, through the public API only (Init, Open, PlantBatch, Plant), and
+// plants harbourNodes and harbourTides in it; done closes it and removes
+// the folder.
 func newExampleForest(ctx context.Context) (v *vine.Vine, done func(), err error) {
+	return newExampleForestWith(ctx, nil)
+}
+
+// newExampleForestWith is newExampleForest opening the forest with opts;
+// a nil opts.Now is the fixed clock.
+func newExampleForestWith(ctx context.Context, opts *vine.Options) (v *vine.Vine, done func(), err error) {
+	o := vine.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Now == nil {
+		o.Now = exampleNow
+	}
 	tmp, err := os.MkdirTemp("", "vine-example-")
 	if err != nil {
 		return nil, nil, err
@@ -51,7 +65,7 @@ func newExampleForest(ctx context.Context) (v *vine.Vine, done func(), err error
 		os.RemoveAll(tmp)
 		return nil, nil, err
 	}
-	if v, err = vine.Open(ctx, dir, &vine.Options{Now: exampleNow}); err != nil {
+	if v, err = vine.Open(ctx, dir, &o); err != nil {
 		os.RemoveAll(tmp)
 		return nil, nil, err
 	}
