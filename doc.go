@@ -90,7 +90,8 @@
 //	}
 //
 // [CodeOf] returns the code of any error, "" for one that is not a
-// refusal. A panic inside a primitive becomes [EInternal] at the boundary.
+// refusal. A panic inside a primitive run through [Vine.Call] comes back as
+// [EInternal], its detail in the log, never on the wire.
 //
 // # Concurrency and the writer lock
 //
