@@ -88,6 +88,7 @@ func ExampleVine_Call() {
 	wire, _ := json.Marshal(out)
 	fmt.Println(string(wire))
 
+	// A parameter the signature does not declare is refused, not ignored.
 	_, err = v.Call(ctx, "look", []byte(`{"id": "harbour/tides", "depth": 2}`))
 	fmt.Println(vine.CodeOf(err))
 	// Output:
