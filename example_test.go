@@ -10,7 +10,9 @@ import (
 	"github.com/monkeyllm/vine"
 )
 
-// A new forest, opened, checked and written to through the wire surface.
+// The tour of the package: make a forest, open it, plant a node, then
+// find and read it the way a model does, each step costing more and
+// saying more (locate, look, pick).
 func Example() {
 	ctx := context.Background()
 	tmp, _ := os.MkdirTemp("", "vine-example-")
@@ -28,14 +30,31 @@ func Example() {
 	}
 	defer v.Close()
 
-	_, err = v.Call(ctx, "plant", []byte(`{"node": {"id": "runbook", "type": "note", "title": "Runbook",
-		"summary": "How to restart the service: three steps, two minutes.", "parent": "_index"}}`))
-	fmt.Println("planted:", err == nil)
+	_, err = v.Plant(ctx, vine.NodeSpec{ID: "runbook", Type: "note", Title: "Runbook", Parent: "_index",
+		Summary: "How to restart the service: three steps, two minutes.",
+		Body:    "## Restart\n\nStop the worker, then the queue; start them in reverse order.\n"},
+		vine.PlantOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	found, _ := v.Locate(ctx, "restart the service", vine.LocateOptions{})
+	hit := found.Results[0]
+	fmt.Println("locate:", hit.ID, hit.BodyTokens, "tokens")
+	d, _ := v.Look(ctx, hit.ID, vine.LookOptions{})
+	fmt.Println("look:", d.Title, d.Outline)
+	sec, _ := v.Pick(ctx, hit.ID, vine.PickOptions{Section: d.Outline[0]})
+	fmt.Println("pick:", sec.Body)
 
 	rep, _ := v.Validate(ctx)
 	fmt.Println("errors:", rep.Errors)
 	// Output:
-	// planted: true
+	// locate: runbook 19 tokens
+	// look: Runbook [Restart]
+	// pick: ## Restart
+	//
+	// Stop the worker, then the queue; start them in reverse order.
 	// errors: 0
 }
 

@@ -5,13 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log"
 	"net/url"
 	"os"
 	"path/filepath"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/internal/fixture"
 	"github.com/monkeyllm/vine/payload"
 )
 
@@ -20,50 +20,52 @@ import (
 // first query, or ahead of time with Prefetch.
 func ExampleVine_Prefetch() {
 	ctx := context.Background()
-	work, err := os.MkdirTemp("", "vine-prefetch-")
+	cold, err := os.MkdirTemp("", "vine-prefetch-")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(work)
-	dir := filepath.Join(work, "mare-alta")
-	if _, err := fixture.Build(ctx, dir); err != nil {
-		log.Fatal(err)
-	}
-	// Keep the ledger in "cold storage": a copy outside the forest.
-	data, err := os.ReadFile(filepath.Join(dir, "finance", "ledger-2026.db"))
+	defer os.RemoveAll(cold)
+	v, done, err := newExampleForestWith(ctx, &vine.Options{
+		Fetcher: payload.Registry{"file": payload.FileFetcher{Root: cold}}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	cold := filepath.Join(work, "cold-ledger.db")
-	if err := os.WriteFile(cold, data, 0o644); err != nil {
+	defer done()
+
+	// Keep last year's tide table in "cold storage": a file outside the forest.
+	pf, err := v.OpenPayload(ctx, "harbour/tides")
+	if err != nil {
+		log.Fatal(err)
+	}
+	data, err := io.ReadAll(pf)
+	pf.Close()
+	if err != nil {
+		log.Fatal(err)
+	}
+	path := filepath.Join(cold, "tides-2025.db")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		log.Fatal(err)
 	}
 	sum := sha256.Sum256(data)
-
-	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payload.Registry{"file": payload.FileFetcher{Root: work}}})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer v.Close()
-	_, err = v.Plant(ctx, vine.NodeSpec{ID: "finance/ledger-cold", Type: "dataset", Title: "Ledger (cold)",
-		Parent: "finance/_index", Summary: "The 2026 ledger, kept in cold storage and read through the cache.",
-		Payload:     (&url.URL{Scheme: "file", Path: filepath.ToSlash(cold)}).String(),
+	_, err = v.Plant(ctx, vine.NodeSpec{ID: "harbour/tides-2025", Type: "dataset", Title: "Tide table 2025",
+		Parent: "harbour/_index", Summary: "Last year's tide table, kept in cold storage and read through the cache.",
+		Payload:     (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String(),
 		PayloadType: "sqlite", PayloadHash: hex.EncodeToString(sum[:])}, vine.PlantOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	res, err := v.Prefetch(ctx, "finance")
+	res, err := v.Prefetch(ctx, "harbour")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("fetched:", res.Fetched, "errors:", len(res.Errors))
-	rows, err := v.Query(ctx, "finance/ledger-cold", "SELECT count(*) FROM ledger")
+	rows, err := v.Query(ctx, "harbour/tides-2025", "SELECT count(*) FROM tides")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("rows:", rows.Rows[0][0])
 	// Output:
-	// fetched: [finance/ledger-cold] errors: 0
-	// rows: 330
+	// fetched: [harbour/tides-2025] errors: 0
+	// rows: 3
 }

@@ -1,13 +1,3 @@
-// Package vine is the MonkeyLLM knowledge-forest engine: open a forest (a
-// folder of markdown nodes with its own git repository and a disposable
-// derived catalog) and call its token-budgeted primitives.
-//
-// A forest made by the original Python implementation opens here
-// unchanged, and one made here opens there.
-//
-// A *Vine is safe for concurrent use: reads never wait on writes, and
-// writes pass one mutex (one writer, many readers). Every refusal is an
-// *Error carrying a stable code such as E_NOT_FOUND.
 package vine
 
 import (

@@ -1,6 +1,6 @@
 // Package answer is the model-backed answer composite of the forest
-// engine (J.10): a question in, an answer grounded in the forest out,
-// with the evidence it stands on.
+// engine, J.10 of spec 05 (model-backed answers): a question in, an answer
+// grounded in the forest out, with the evidence it stands on.
 //
 // Two modes share one Answerer. A sweep retrieves once with harvest and
 // asks the model once; a walk gives the model the read primitives as

@@ -10,20 +10,40 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/answer"
-	"github.com/monkeyllm/vine/internal/fixture"
 )
 
-// sampleForest builds the sample forest in a temporary directory.
+// sampleForest plants a small forest in a temporary directory with the
+// public API: two projects, one note each.
 func sampleForest() (*vine.Vine, func()) {
+	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "answer-example-")
 	if err != nil {
 		log.Fatal(err)
 	}
-	dir := filepath.Join(tmp, "mare-alta")
-	if _, err := fixture.Build(context.Background(), dir); err != nil {
+	dir := filepath.Join(tmp, "kb")
+	if _, err := vine.Init(ctx, dir, "Port authority", nil); err != nil {
 		log.Fatal(err)
 	}
-	v, err := vine.Open(context.Background(), dir, nil)
+	v, err := vine.Open(ctx, dir, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	branch := func(id, parent, title, summary string) vine.NodeSpec {
+		return vine.NodeSpec{ID: id, Type: "branch", Parent: parent, Title: title, Summary: summary}
+	}
+	_, err = v.PlantBatch(ctx, []vine.NodeSpec{
+		branch("projects/_index", "_index", "Projects", "The harbour's running projects, one branch each."),
+		branch("projects/tidewatch/_index", "projects/_index", "Tidewatch", "Storm and tide alerts for the fishing fleet."),
+		{ID: "projects/tidewatch/alert-thresholds", Type: "note", Title: "Alert thresholds",
+			Parent:  "projects/tidewatch/_index",
+			Summary: "Storm alert thresholds: when Tidewatch raises an alert and who receives it.",
+			Body:    "## Thresholds\n\nHs above 2.5 m for 30 minutes, or a rise of 1 m in an hour.\n"},
+		branch("projects/lighthouse/_index", "projects/_index", "Lighthouse", "Night navigation beacons for small boats."),
+		{ID: "projects/lighthouse/pilot-results", Type: "note", Title: "Lighthouse pilot results",
+			Parent:  "projects/lighthouse/_index",
+			Summary: "Pilot results May-Oct 2026: night trips, incidents, beacon failures.",
+			Body:    "## Results\n\n212 night trips, zero incidents, 3 beacon failures.\n"},
+	}, vine.PlantOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

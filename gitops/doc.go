@@ -1,7 +1,8 @@
 // Package gitops is the forest's own git repository: .md-only commits with
-// the specification's subjects and trailers (spec §4), and the per-file
-// history that C.16 reads. [RedactSubject] reads those subjects back for
-// a reader under an access policy, so history names no id it may not see.
+// the subjects and trailers of spec 01 (forest format: the git layer), and
+// the per-file history that history reads, C.16 of spec 03 (reads: region).
+// [RedactSubject] reads those subjects back for a reader under an access
+// policy, so history names no id it may not see.
 //
 // The forest root is always the top level of its own repository. A forest
 // that merely lies inside an outer repository does not count: [Init] creates

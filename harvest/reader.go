@@ -1,10 +1,11 @@
-// Package harvest is the zero-model composite of C.6c: one call gives a
-// bring-your-own-model client ranked evidence for a question. It fuses the
-// entry search (locate, over curated metadata) and the literal body search
-// (sniff) by reciprocal rank, refines each hit to its rarest matching
-// sections, serves small bodies whole and large ones as the matched
-// sections, annotates time order and supersession, and stays inside a
-// 4000-token wall with explicit truncation. It never calls a model.
+// Package harvest is the zero-model composite of C.6c, spec 05 (composite
+// retrieval): one call gives a bring-your-own-model client ranked evidence
+// for a question. It fuses the entry search (locate, over curated
+// metadata) and the literal body search (sniff) by reciprocal rank, refines
+// each hit to its rarest matching sections, serves small bodies whole and
+// large ones as the matched sections, annotates time order and
+// supersession, and stays inside a 4000-token wall with explicit
+// truncation. It never calls a model.
 package harvest
 
 import (

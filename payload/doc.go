@@ -1,4 +1,5 @@
-// Package payload brings remote payloads home (G.9).
+// Package payload brings remote payloads home: G.9 of spec 06
+// (gardener), payload fetchers.
 //
 // A passport's payload is normally a file beside the node, but it may be a
 // URI instead: file:///srv/data/sales.db or s3://bucket/sales.db. The

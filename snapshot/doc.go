@@ -1,5 +1,5 @@
 // Package snapshot packs a forest into one portable file and unpacks it
-// into a new forest (spec Part I).
+// into a new forest: Part I of spec 07 (snapshots).
 //
 // A snapshot is a .forest file, a zip of:
 //
