@@ -14,6 +14,19 @@ import (
 	"github.com/monkeyllm/vine"
 )
 
+func init() {
+	register("init", command{"init     --forest DIR --title T [--summary S]",
+		func(ctx context.Context, a []string, e env) int { return cmdInit(ctx, a, e.stdout, e.stderr) }})
+	register("validate", command{"validate --forest DIR [--json]",
+		func(ctx context.Context, a []string, e env) int { return cmdValidate(ctx, a, e.stdout, e.stderr) }})
+	register("reindex", command{"reindex  --forest DIR",
+		func(ctx context.Context, a []string, e env) int { return cmdReindex(ctx, a, e.stdout, e.stderr) }})
+	register("call", command{"call     PRIMITIVE --forest DIR ['JSON-ARGS' | -]",
+		func(ctx context.Context, a []string, e env) int { return cmdCall(ctx, a, e.stdin, e.stdout, e.stderr) }})
+	register("primitives", command{"primitives",
+		func(ctx context.Context, a []string, e env) int { return cmdPrimitives(e.stdout) }})
+}
+
 // flags parses --forest (required) plus whatever extra registers.
 func flags(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*flag.FlagSet, string, bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
