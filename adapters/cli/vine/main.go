@@ -149,6 +149,12 @@ func newApp(e env) *cli.Command {
 	for _, c := range root.Commands {
 		dress(c)
 	}
+	cfg, err := loadConfig(configPath())
+	if err != nil {
+		cfg = &config{}
+	}
+	root.Metadata = map[string]any{configKey: cfg}
+	withConfig(root, cfg, err)
 	return root
 }
 

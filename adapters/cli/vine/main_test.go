@@ -160,9 +160,13 @@ func TestUsageErrors(t *testing.T) {
 		code, _, _ := runCLI(t, "", args...)
 		assert.Equal(t, exitUsage, code, args)
 	}
-	code, out, _ := runCLI(t, "", "primitives")
+	code, out, _ := runCLI(t, "", "primitives", "--json")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, `"name":"plant"`)
+	code, out, _ = runCLI(t, "", "primitives")
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^NAME +ACCESS +BUDGET +PARAMS +SUMMARY$`, out, "a table for a person")
+	assert.Regexp(t, `(?m)^plant +write +- +\d+ +Write new nodes$`, out)
 }
 
 func TestParseAnywhere(t *testing.T) {
