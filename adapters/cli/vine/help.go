@@ -49,6 +49,12 @@ func init() {
 	cli.HelpPrinter = func(w io.Writer, templ string, data any) {
 		cli.HelpPrinterCustom(w, templ, data, map[string]any{"synopsis": synopsis})
 	}
+	// A command with subcommands ("vine keys --help") gets the house page
+	// too; the library's own ignores CustomHelpTemplate.
+	cli.ShowSubcommandHelp = func(c *cli.Command) error {
+		printHelp(c.Root().Writer, c)
+		return nil
+	}
 }
 
 // synopsis is c's usage line with the command name padded, so the
@@ -67,7 +73,11 @@ func printHelp(w io.Writer, c *cli.Command) {
 		cli.HelpPrinter(w, rootHelpTemplate, c)
 		return
 	}
-	cli.HelpPrinter(w, c.CustomHelpTemplate, c)
+	tmpl := c.CustomHelpTemplate
+	if tmpl == "" {
+		tmpl = commandHelpTemplate
+	}
+	cli.HelpPrinter(w, tmpl, c)
 }
 
 // helpCommand is "vine help [COMMAND [SUBCOMMAND]]": help on stdout,

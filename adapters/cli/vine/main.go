@@ -131,9 +131,10 @@ func newApp(e env) *cli.Command {
 			c.Hidden = false
 			c.Usage = "print a shell completion script (bash, zsh, fish, pwsh)"
 			c.UsageText = "vine completion bash|zsh|fish|pwsh"
+			dress(c)
 		},
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version and exit"},
+			&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version and exit", Local: true},
 		},
 		CustomRootCommandHelpTemplate: rootHelpTemplate,
 		Action:                        rootAction,
