@@ -92,10 +92,13 @@ func loadConfig(path string) (*config, error) {
 }
 
 // value is the configured value of flag for the command at path
-// ("keys add"): the command's section first, then the top level.
+// ("canopy build"): the command's section first, then its parents'
+// ("canopy"), then the top level.
 func (c *config) value(path, flag string) (any, bool) {
-	if v, ok := c.commands[path][flag]; ok {
-		return v, true
+	for parts := strings.Fields(path); len(parts) > 0; parts = parts[:len(parts)-1] {
+		if v, ok := c.commands[strings.Join(parts, " ")][flag]; ok {
+			return v, true
+		}
 	}
 	v, ok := c.flags[flag]
 	return v, ok
@@ -115,28 +118,40 @@ func (c *config) check(root *cli.Command) error {
 	return nil
 }
 
-// apply sets every flag of cmd that neither the command line nor the
-// environment set from the file. --forest is left to forestDir, which
-// orders it after VINE_FOREST.
+// apply sets every flag of cmd (its own, and those a parent command
+// shares with it) that neither the command line nor the environment set
+// from the file. --forest is left to forestDir, which orders it after
+// VINE_FOREST.
 func (c *config) apply(cmd *cli.Command) error {
 	path := commandPath(cmd)
-	for _, f := range cmd.Flags {
-		name := f.Names()[0]
-		if name == "forest" || cmd.IsSet(name) {
-			continue
+	for _, owner := range cmd.Lineage() {
+		if owner == cmd.Root() {
+			break
 		}
-		v, ok := c.value(path, name)
-		if !ok {
-			continue
-		}
-		items, isList := v.([]any)
-		if !isList {
-			items = []any{v}
-		}
-		for _, it := range items {
-			if err := cmd.Set(name, configString(it)); err != nil {
-				return fmt.Errorf("config file %s: %s: %w", c.path, name, err)
+		for _, f := range owner.Flags {
+			if err := c.applyFlag(cmd, path, f.Names()[0]); err != nil {
+				return err
 			}
+		}
+	}
+	return nil
+}
+
+func (c *config) applyFlag(cmd *cli.Command, path, name string) error {
+	if name == "forest" || cmd.IsSet(name) {
+		return nil
+	}
+	v, ok := c.value(path, name)
+	if !ok {
+		return nil
+	}
+	items, isList := v.([]any)
+	if !isList {
+		items = []any{v}
+	}
+	for _, it := range items {
+		if err := cmd.Set(name, configString(it)); err != nil {
+			return fmt.Errorf("config file %s: %s: %w", c.path, name, err)
 		}
 	}
 	return nil
