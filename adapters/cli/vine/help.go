@@ -41,6 +41,9 @@ commands:
 {{end}}{{end}}{{if .VisibleFlags}}
 flags:
 {{range .VisibleFlags}}  {{.}}
+{{end}}{{end}}{{if .VisiblePersistentFlags}}
+shared flags (before or after the action):
+{{range .VisiblePersistentFlags}}  {{.}}
 {{end}}{{end}}`
 
 func init() {
