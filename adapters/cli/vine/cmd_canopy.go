@@ -19,7 +19,7 @@ func init() {
 // canopyFlags are the options of every canopy subcommand.
 type canopyFlags struct {
 	embedder, endpoint, model string
-	dim                            int
+	dim                       int
 }
 
 // hashDefaultDim is the dimension of --embedder hash when --dim is absent.
