@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -341,30 +340,4 @@ func printJSON(w io.Writer, v any) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// parseAnywhere parses fs from args where flags and positional arguments
-// may be interleaved ("vine adopt SRC --forest DIR" as well as the other
-// order), and returns the positionals in order. Everything after a lone
-// "--" is positional.
-func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
-	var tail []string
-	for i, a := range args {
-		if a == "--" {
-			args, tail = args[:i], args[i+1:]
-			break
-		}
-	}
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return append(pos, tail...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

@@ -54,29 +54,10 @@ func envOf(c *cli.Command) env {
 	return env{stdin: r.Reader, stdout: r.Writer, stderr: r.ErrWriter}
 }
 
-// command is one subcommand not yet declared on the command library: its
-// flags are parsed by the command itself, so the library passes its
-// arguments through untouched.
-type command struct {
-	usage string // one line, after "vine "
-	run   func(ctx context.Context, args []string, e env) int
-}
-
-// commands are the subcommands registered with register; builders are
-// those declared on the command library, with registerCommand. Each lives
-// in its own file and adds itself from an init function, so a new command
+// builders make the subcommands: each lives in its own file and adds
+// itself with registerCommand from an init function, so a new command
 // touches no other.
-var (
-	commands = map[string]command{}
-	builders []func() *cli.Command
-)
-
-func register(name string, c command) {
-	if _, dup := commands[name]; dup {
-		panic("vine: command registered twice: " + name)
-	}
-	commands[name] = c
-}
+var builders []func() *cli.Command
 
 // registerCommand adds a command declared on the command library. build
 // runs once per invocation, so flag values never leak between runs (tests
@@ -140,9 +121,6 @@ func newApp(e env) *cli.Command {
 		Action:                        rootAction,
 	}
 	root.Commands = append(root.Commands, helpCommand(), versionCommand())
-	for name, c := range commands {
-		root.Commands = append(root.Commands, legacyCommand(name, c))
-	}
 	for _, build := range builders {
 		root.Commands = append(root.Commands, build())
 	}
@@ -192,18 +170,4 @@ func rootAction(ctx context.Context, c *cli.Command) error {
 	}
 	printHelp(w, c)
 	return exitCode(exitUsage)
-}
-
-// legacyCommand hands a command registered with register its arguments
-// as typed.
-func legacyCommand(name string, c command) *cli.Command {
-	return &cli.Command{
-		Name:            name,
-		UsageText:       "vine " + strings.Join(strings.Fields(c.usage), " "),
-		SkipFlagParsing: true,
-		HideHelp:        true,
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			return exitWith(c.run(ctx, cmd.Args().Slice(), envOf(cmd)))
-		},
-	}
 }

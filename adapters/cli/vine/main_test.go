@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,21 +168,20 @@ func TestUsageErrors(t *testing.T) {
 	assert.Regexp(t, `(?m)^plant +write +- +\d+ +Write new nodes$`, out)
 }
 
-func TestParseAnywhere(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		pos  []string
-	}{
-		{[]string{"src", "--forest", "F"}, []string{"src"}},
-		{[]string{"--forest", "F", "a", "b"}, []string{"a", "b"}},
-		{[]string{"a", "--forest=F", "b", "--", "--c"}, []string{"a", "b", "--c"}},
+// TestFlagsAnywhere: flags go before or after positional arguments, take
+// "--name=value", and everything after a lone "--" is positional.
+func TestFlagsAnywhere(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	for _, args := range [][]string{
+		{"call", "look", "--forest", dir, `{"id": "operations/_index"}`},
+		{"call", "--forest", dir, "look", `{"id": "operations/_index"}`},
+		{"call", "look", `{"id": "operations/_index"}`, "--forest=" + dir},
+		{"call", "look", "-forest", dir, `{"id": "operations/_index"}`}, // the single dash Go's flag package took
+		{"call", "look", "--forest", dir, "--", `{"id": "operations/_index"}`},
 	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		dir := fs.String("forest", "", "")
-		pos, err := parseAnywhere(fs, tc.args)
-		require.NoError(t, err)
-		assert.Equal(t, tc.pos, pos, "%v", tc.args)
-		assert.Equal(t, "F", *dir)
+		code, out, errOut := runCLI(t, "", args...)
+		assert.Equal(t, exitOK, code, "%v: %s%s", args, out, errOut)
+		assert.Contains(t, out, `"operations/_index"`, args)
 	}
 }
 
