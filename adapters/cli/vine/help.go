@@ -97,8 +97,7 @@ func helpCommand() *cli.Command {
 				sub := target.Command(name)
 				if sub == nil {
 					path := strings.TrimSpace(strings.TrimPrefix(target.FullName(), "vine") + " " + name)
-					fmt.Fprintf(c.Root().ErrWriter, "vine: unknown command %q\n", strings.TrimSpace(path))
-					printHelp(c.Root().ErrWriter, c.Root())
+					fmt.Fprintf(c.Root().ErrWriter, "vine: unknown command %q\nRun \"vine help\" for the list of commands.\n", strings.TrimSpace(path))
 					return exitCode(exitUsage)
 				}
 				target = sub

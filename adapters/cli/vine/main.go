@@ -155,7 +155,13 @@ func dress(c *cli.Command) {
 // unknown flag, a flag without its value) and exits 2.
 func usageError(_ context.Context, c *cli.Command, err error, _ bool) error {
 	name := c.FullName()
-	fmt.Fprintf(c.Root().ErrWriter, "%s: %v\nRun \"vine help %s\" for usage.\n", name, err, strings.TrimPrefix(name, "vine "))
+	msg := err.Error()
+	// The library names an unknown flag with one dash whatever was typed;
+	// the house spelling is two.
+	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok && !strings.HasPrefix(rest, "-") {
+		msg = "flag provided but not defined: --" + rest
+	}
+	fmt.Fprintf(c.Root().ErrWriter, "%s: %s\nRun \"vine help %s\" for usage.\n", name, msg, strings.TrimPrefix(name, "vine "))
 	return exitCode(exitUsage)
 }
 
@@ -166,7 +172,8 @@ func rootAction(ctx context.Context, c *cli.Command) error {
 	}
 	w := c.Root().ErrWriter
 	if c.Args().Present() {
-		fmt.Fprintf(w, "vine: unknown command %q\n", c.Args().First())
+		fmt.Fprintf(w, "vine: unknown command %q\nRun \"vine help\" for the list of commands.\n", c.Args().First())
+		return exitCode(exitUsage)
 	}
 	printHelp(w, c)
 	return exitCode(exitUsage)
