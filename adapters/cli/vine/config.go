@@ -184,9 +184,12 @@ func commandPath(c *cli.Command) string {
 
 // withConfig makes every leaf command read its flag defaults from cfg
 // before it runs; a file that did not load (loadErr) stops the command
-// there, while help and version still work.
+// there, while help and version, which read no config, still work.
 func withConfig(c *cli.Command, cfg *config, loadErr error) {
-	if c.Action != nil && !c.SkipFlagParsing {
+	if c.Name == "help" || c.Name == "version" {
+		return
+	}
+	if c.Action != nil {
 		before := c.Before
 		c.Before = func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 			if loadErr != nil {

@@ -133,7 +133,9 @@ func newApp(e env) *cli.Command {
 		cfg = &config{}
 	}
 	root.Metadata = map[string]any{configKey: cfg}
-	withConfig(root, cfg, err)
+	for _, c := range root.Commands {
+		withConfig(c, cfg, err)
+	}
 	return root
 }
 
