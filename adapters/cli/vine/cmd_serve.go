@@ -62,7 +62,11 @@ func serveCommand() *cli.Command {
 		Description: `Without --http, serves MCP on stdin/stdout to the one user who started it.
 With --http, serves REST at /v1/ and MCP at /mcp on one listener; callers
 bring a key from the keys file (--keys, see "vine keys add"), or with --open
-every caller is the local owner. Runs until SIGINT or SIGTERM.`,
+every caller is the local owner. Runs until SIGINT or SIGTERM.
+
+HTTP also reads MONKEYLLM_STATION_ALLOWED_HOSTS, MONKEYLLM_STATION_WARM,
+MONKEYLLM_STATION_READERS, MONKEYLLM_STATION_MODEL_CONCURRENCY and
+MONKEYLLM_INGEST_ROOTS: see "Configuration" in the README.`,
 		Flags: []cli.Flag{
 			forestFlag(),
 			&cli.StringFlag{Name: "forests", Usage: "serve every forest below `DIR` (registry mode)", TakesFile: true},
