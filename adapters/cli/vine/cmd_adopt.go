@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+
+	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/gardener"
@@ -13,43 +14,54 @@ import (
 )
 
 func init() {
-	register("adopt", command{"adopt    SOURCE --forest DIR [--dest BRANCH] [--json] [--dry-run]",
-		func(ctx context.Context, a []string, e env) int { return cmdAdopt(ctx, a, e) }})
+	registerCommand(adoptCommand)
+}
+
+func adoptCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "adopt",
+		Usage:     "ingest a folder of documents into the forest (--dry-run previews)",
+		UsageText: "vine adopt SOURCE --forest DIR [--dest BRANCH] [--json] [--dry-run]",
+		Flags:     ingestCLIFlags(true),
+		Action:    func(ctx context.Context, c *cli.Command) error { return exitWith(cmdAdopt(ctx, c, envOf(c))) },
+	}
 }
 
 // ingestFlags are the flags adopt, sync and upload share.
 type ingestFlags struct {
-	fs     *flag.FlagSet
+	name   string
 	forest string
 	dest   string
 	asJSON bool
 	dry    bool
 }
 
-func newIngestFlags(name string, stderr io.Writer, dryRun bool) *ingestFlags {
-	f := &ingestFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
-	f.fs.SetOutput(stderr)
-	f.fs.StringVar(&f.forest, "forest", "", "forest directory")
-	f.fs.StringVar(&f.dest, "dest", "", "branch new files go under (x, x/ or x/_index)")
-	f.fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
-	if dryRun {
-		f.fs.BoolVar(&f.dry, "dry-run", false, "step through everything, write nothing, list the drafts")
+// ingestCLIFlags declares the shared flags, --dry-run where the command
+// has a preview, then the command's own.
+func ingestCLIFlags(dryRun bool, extra ...cli.Flag) []cli.Flag {
+	fl := []cli.Flag{
+		forestFlag(),
+		&cli.StringFlag{Name: "dest", Usage: "`BRANCH` new files go under (x, x/ or x/_index)"},
+		&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 	}
-	return f
+	if dryRun {
+		fl = append(fl, &cli.BoolFlag{Name: "dry-run", Usage: "step through everything, write nothing, list the drafts"})
+	}
+	return append(fl, extra...)
 }
 
-// parse reads args (flags and positionals interleaved) and checks
-// --forest.
-func (f *ingestFlags) parse(args []string, stderr io.Writer) ([]string, bool) {
-	pos, err := parseAnywhere(f.fs, args)
-	if err != nil {
-		return nil, false
+// ingestFlagsOf reads the shared flags and checks --forest; it returns
+// the positional arguments.
+func ingestFlagsOf(c *cli.Command, e env, dryRun bool) (*ingestFlags, []string, bool) {
+	f := &ingestFlags{name: c.Name, forest: forestDir(c), dest: c.String("dest"), asJSON: c.Bool("json")}
+	if dryRun {
+		f.dry = c.Bool("dry-run")
 	}
 	if f.forest == "" {
-		fmt.Fprintf(stderr, "vine %s: --forest DIR is required\n", f.fs.Name())
-		return nil, false
+		fmt.Fprintf(e.stderr, "vine %s: --forest DIR is required\n", f.name)
+		return nil, nil, false
 	}
-	return pos, true
+	return f, c.Args().Slice(), true
 }
 
 // ingestResult is the report with the adapter fields of J.8: the mode as
@@ -74,6 +86,9 @@ type ingestRun struct {
 }
 
 func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*ingestRun, error) {
+	if err := checkForest(e, mode, f.forest); err != nil {
+		return nil, err
+	}
 	r := &ingestRun{mode: mode, flags: f, e: e, bar: newProgressBar(e.stderr)}
 	v, err := vine.Open(ctx, f.forest, &vine.Options{ReadOnly: f.dry, Logger: cliLogger(e.stderr)})
 	if err != nil {
@@ -155,9 +170,8 @@ func printSummary(w io.Writer, res ingestResult) {
 	}
 }
 
-func cmdAdopt(ctx context.Context, args []string, e env) int {
-	f := newIngestFlags("adopt", e.stderr, true)
-	pos, ok := f.parse(args, e.stderr)
+func cmdAdopt(ctx context.Context, c *cli.Command, e env) int {
+	f, pos, ok := ingestFlagsOf(c, e, true)
 	if !ok {
 		return exitUsage
 	}

@@ -3,10 +3,11 @@ package main
 import (
 	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/llamacpp"
@@ -14,16 +15,13 @@ import (
 )
 
 func init() {
-	register("canopy", command{
-		"canopy   build|refresh|status --forest DIR [--embedder hash|llamacpp] [--endpoint URL] [--model M] [--dim N]",
-		cmdCanopy,
-	})
+	registerCommand(canopyCommand)
 }
 
 // canopyFlags are the options of every canopy subcommand.
 type canopyFlags struct {
-	dir, embedder, endpoint, model string
-	dim                            int
+	embedder, endpoint, model string
+	dim                       int
 }
 
 // The environment of vine canopy, read here and nowhere in the library:
@@ -40,30 +38,53 @@ const (
 // hashDefaultDim is the dimension of --embedder hash when --dim is absent.
 const hashDefaultDim = 384
 
-// cmdCanopy runs the vector layer's maintenance (Part K): build embeds
+// canopyCommand runs the vector layer's maintenance (Part K): build embeds
 // every node, refresh the stale ones, status reports the layer. Without
 // --embedder, MONKEYLLM_EMBED_ENDPOINT (when set) names an OpenAI-compatible
 // server; otherwise no embedder is bound, which status reports and build
-// and refresh refuse.
-func cmdCanopy(ctx context.Context, args []string, e env) int {
-	var f canopyFlags
-	fs := flag.NewFlagSet("canopy", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&f.dir, "forest", "", "forest directory")
-	fs.StringVar(&f.embedder, "embedder", "", "hash (deterministic, no model) or llamacpp (an OpenAI-compatible /embeddings server)")
-	fs.StringVar(&f.endpoint, "endpoint", "", "embedding server base URL, e.g. http://localhost:8080/v1 (llamacpp)")
-	fs.StringVar(&f.model, "model", "", "embedding model name (llamacpp: default "+canopy.DefaultModel+"; hash: default hash)")
-	fs.IntVar(&f.dim, "dim", hashDefaultDim, "vector dimension (hash only)")
-	pos, err := parseAnywhere(fs, args)
-	if err != nil {
+// and refresh refuse. The flags belong to canopy and its three actions
+// share them, so they may come before or after the action.
+func canopyCommand() *cli.Command {
+	action := func(name, usage string) *cli.Command {
+		return &cli.Command{
+			Name:      name,
+			Usage:     usage,
+			UsageText: "vine canopy " + name + " --forest DIR [--embedder hash|llamacpp] [--endpoint URL] [--model M] [--dim N]",
+			Action:    func(ctx context.Context, c *cli.Command) error { return exitWith(cmdCanopy(ctx, c, envOf(c))) },
+		}
+	}
+	return &cli.Command{
+		Name:      "canopy",
+		Usage:     "build, refresh or report the vector layer (semantic search)",
+		UsageText: "vine canopy build|refresh|status --forest DIR [--embedder hash|llamacpp] [--endpoint URL] [--model M] [--dim N]",
+		Flags: []cli.Flag{
+			forestFlag(),
+			&cli.StringFlag{Name: "embedder", Usage: "`KIND`: hash (deterministic, no model) or llamacpp (an OpenAI-compatible /embeddings server)"},
+			&cli.StringFlag{Name: "endpoint", Usage: "embedding server base `URL`, e.g. http://localhost:8080/v1 (llamacpp)"},
+			&cli.StringFlag{Name: "model", Usage: "embedding model `NAME` (llamacpp: default " + canopy.DefaultModel + "; hash: default hash)"},
+			&cli.IntFlag{Name: "dim", Value: hashDefaultDim, Usage: "vector dimension `N` (hash only)"},
+			alwaysJSON(),
+		},
+		Commands: []*cli.Command{
+			action("build", "embed every node"),
+			action("refresh", "embed the nodes changed since the last build"),
+			action("status", "report the layer: embedder, model, vectors, stale nodes"),
+		},
+		Action: func(_ context.Context, c *cli.Command) error {
+			fmt.Fprintf(c.Root().ErrWriter, "vine canopy: name one action, build, refresh or status; got %q\n", strings.Join(c.Args().Slice(), " "))
+			return exitCode(exitUsage)
+		},
+	}
+}
+
+func cmdCanopy(ctx context.Context, c *cli.Command, e env) int {
+	f := canopyFlags{embedder: c.String("embedder"), endpoint: c.String("endpoint"), model: c.String("model"), dim: int(c.Int("dim"))}
+	if c.Args().Present() {
+		fmt.Fprintf(e.stderr, "vine canopy: name one action, build, refresh or status; got %q\n", c.Name+" "+strings.Join(c.Args().Slice(), " "))
 		return exitUsage
 	}
-	if len(pos) != 1 || (pos[0] != "build" && pos[0] != "refresh" && pos[0] != "status") {
-		fmt.Fprintf(e.stderr, "vine canopy: name one action, build, refresh or status; got %q\n", strings.Join(pos, " "))
-		return exitUsage
-	}
-	if f.dir == "" {
-		fmt.Fprintln(e.stderr, "vine canopy: --forest DIR is required")
+	dir, ok := needForest(c, e)
+	if !ok {
 		return exitUsage
 	}
 	emb, err := f.open()
@@ -71,7 +92,10 @@ func cmdCanopy(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "vine canopy: %v\n", err)
 		return exitUsage
 	}
-	return canopyRun(ctx, pos[0], f.dir, emb, e)
+	if err := checkForest(e, "canopy "+c.Name, dir); err != nil {
+		return refuse(e.stdout, "canopy "+c.Name, err)
+	}
+	return canopyRun(ctx, c.Name, dir, emb, e)
 }
 
 // open makes the embedder the flags name; nil when none is named and the

@@ -3,60 +3,95 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/keys"
 )
 
 func init() {
-	register("keys", command{"keys     add --keys FILE --label L --forest F (--allow P | --all) [--deny P] [--caps read,query] [--mask CAPS] [--expires 90d] | list --keys FILE | revoke --keys FILE --key SHA256|LABEL",
-		func(ctx context.Context, a []string, e env) int { return cmdKeys(a, e) }})
+	registerCommand(keysCommand)
 }
 
-// cmdKeys manages a keys file (spec 08 §6): add prints the new secret
+// keysCommand manages a keys file (spec 08 §6): add prints the new secret
 // once and stores only its digest; list shows metadata and status, never
 // a secret; revoke stamps revoked_at. A server reading the file sees each
 // change within a second or two, without a restart.
-func cmdKeys(args []string, e env) int {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, "vine keys: give add, list or revoke\n")
-		return exitUsage
-	}
-	switch args[0] {
-	case "add":
-		return keysAdd(args[1:], e)
-	case "list":
-		return keysList(args[1:], e)
-	case "revoke":
-		return keysRevoke(args[1:], e)
-	}
-	fmt.Fprintf(e.stderr, "vine keys: unknown action %q: give add, list or revoke\n", args[0])
-	return exitUsage
-}
-
-// listFlag collects a repeatable flag whose values may also be comma
-// lists, each value trimmed.
-func listFlag(dst *[]string) func(string) error {
-	return func(s string) error {
-		for _, v := range strings.Split(s, ",") {
-			*dst = append(*dst, strings.TrimSpace(v))
-		}
-		return nil
+func keysCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "keys",
+		Usage:     "add, list or revoke the bearer keys an HTTP server admits",
+		UsageText: "vine keys add|list|revoke --keys FILE ...",
+		Description: `A server started with "vine serve --http ADDR --keys FILE" sees each change
+within a second or two, without a restart. add prints the new secret once;
+the file keeps only its digest.`,
+		Commands: []*cli.Command{keysAddCommand(), keysListCommand(), keysRevokeCommand()},
+		Action: func(_ context.Context, c *cli.Command) error {
+			e := envOf(c)
+			if c.Args().Present() {
+				fmt.Fprintf(e.stderr, "vine keys: unknown action %q: give add, list or revoke\n", c.Args().First())
+			} else {
+				fmt.Fprint(e.stderr, "vine keys: give add, list or revoke\n")
+			}
+			return exitCode(exitUsage)
+		},
 	}
 }
 
-// rawListFlag is listFlag keeping each value as typed, so a refusal can
-// show the blank an empty shell variable left.
-func rawListFlag(dst *[]string) func(string) error {
-	return func(s string) error {
-		*dst = append(*dst, strings.Split(s, ",")...)
-		return nil
+// keysFileFlag is --keys FILE, the file every keys action works on.
+func keysFileFlag() cli.Flag {
+	return &cli.StringFlag{Name: "keys", Usage: "the keys `FILE` (YAML, or JSON when it ends in .json); add creates it if missing", TakesFile: true}
+}
+
+func keysAddCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "mint a key, print its secret once and store its digest",
+		UsageText: "vine keys add --keys FILE --label L --forest F (--allow P | --all) [--deny P] [--caps read,query] [--mask CAPS] [--expires 90d]",
+		Flags: []cli.Flag{
+			keysFileFlag(),
+			&cli.StringFlag{Name: "label", Usage: "`LABEL`: what the key is for, to recognise it when revoking"},
+			&cli.StringFlag{Name: "principal", Usage: "`NAME` the key authenticates (default: the label)"},
+			&cli.StringSliceFlag{Name: "forest", Usage: "a forest `ID` the key is granted (repeatable, or a comma list)", Config: cli.StringConfig{TrimSpace: true}},
+			&cli.StringSliceFlag{Name: "allow", Usage: "a branch `PREFIX` the key may read, such as sales/ (repeatable, or a comma list)"},
+			&cli.BoolFlag{Name: "all", Usage: "grant the whole forest (instead of --allow)"},
+			&cli.StringSliceFlag{Name: "deny", Usage: "a branch `PREFIX` hidden even inside an allowed one (repeatable, or a comma list)"},
+			&cli.StringFlag{Name: "caps", Value: "read", Usage: "`CAPS` granted: read, write, query, tend, ingest, admin, answer"},
+			&cli.StringFlag{Name: "mask", Usage: "a capability mask `CAPS` over every grant (default: none)"},
+			&cli.StringFlag{Name: "expires", Value: "90d", Usage: "`LIFETIME`, such as 30d or 720h; at most 365d"},
+			alwaysJSON(),
+		},
+		Action: func(_ context.Context, c *cli.Command) error { return exitWith(keysAdd(c, envOf(c))) },
+	}
+}
+
+func keysListCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list the keys with their status, never a secret",
+		UsageText: "vine keys list --keys FILE",
+		Flags:     []cli.Flag{keysFileFlag(), alwaysJSON()},
+		Action:    func(_ context.Context, c *cli.Command) error { return exitWith(keysList(c, envOf(c))) },
+	}
+}
+
+func keysRevokeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "revoke",
+		Usage:     "revoke a key by its sha256 or its label",
+		UsageText: "vine keys revoke --keys FILE --key SHA256|LABEL",
+		Flags: []cli.Flag{
+			keysFileFlag(),
+			&cli.StringFlag{Name: "key", Usage: "the key's `SHA256` (the revocation handle) or its label"},
+			alwaysJSON(),
+		},
+		Action: func(_ context.Context, c *cli.Command) error { return exitWith(keysRevoke(c, envOf(c))) },
 	}
 }
 
@@ -66,24 +101,18 @@ type addConfig struct {
 	masked, all                                 bool
 }
 
-func parseKeysAdd(args []string, stderr io.Writer) (addConfig, bool) {
-	var c addConfig
-	fs := flag.NewFlagSet("keys add", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&c.file, "keys", "", "the keys file (YAML, or JSON when it ends in .json); created if missing")
-	fs.StringVar(&c.label, "label", "", "what the key is for, to recognise it when revoking")
-	fs.StringVar(&c.principal, "principal", "", "who the key authenticates (default: the label)")
-	fs.Func("forest", "a forest the key is granted (repeatable)", listFlag(&c.forests))
-	fs.Func("allow", "a branch prefix the key may read, such as sales/ (repeatable, or a comma list)", rawListFlag(&c.allow))
-	fs.BoolVar(&c.all, "all", false, "grant the whole forest (instead of --allow)")
-	fs.Func("deny", "a branch prefix hidden even inside an allowed one (repeatable, or a comma list)", rawListFlag(&c.deny))
-	fs.StringVar(&c.caps, "caps", "read", "capabilities granted: read, write, query, tend, ingest, admin, answer")
-	fs.Func("mask", "a capability mask over every grant (default: none)", func(s string) error { c.mask, c.masked = s, true; return nil })
-	fs.StringVar(&c.expires, "expires", "90d", "lifetime, such as 30d or 720h; at most 365d")
-	pos, err := parseAnywhere(fs, args)
+func parseKeysAdd(cmd *cli.Command, stderr io.Writer) (addConfig, bool) {
+	c := addConfig{file: cmd.String("keys"), label: cmd.String("label"), principal: cmd.String("principal"),
+		caps: cmd.String("caps"), mask: cmd.String("mask"), masked: cmd.IsSet("mask"), expires: cmd.String("expires"),
+		forests: cmd.StringSlice("forest"), all: cmd.Bool("all")}
+	if cmd.IsSet("allow") {
+		c.allow = cmd.StringSlice("allow")
+	}
+	if cmd.IsSet("deny") {
+		c.deny = cmd.StringSlice("deny")
+	}
+	pos := cmd.Args().Slice()
 	switch {
-	case err != nil:
-		return c, false
 	case len(pos) > 0:
 		fmt.Fprintf(stderr, "vine keys add: unexpected argument %q\n", pos[0])
 	case c.file == "" || c.label == "" || len(c.forests) == 0:
@@ -108,8 +137,8 @@ type addedKey struct {
 	ExpiresAt string `json:"expires_at"`
 }
 
-func keysAdd(args []string, e env) int {
-	c, ok := parseKeysAdd(args, e.stderr)
+func keysAdd(cmd *cli.Command, e env) int {
+	c, ok := parseKeysAdd(cmd, e.stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -229,30 +258,23 @@ type listedKey struct {
 	Forests   int    `json:"forests"`
 }
 
-func keysFileFlag(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (string, bool) {
-	var file string
-	fs := flag.NewFlagSet("keys "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&file, "keys", "", "the keys file")
-	if extra != nil {
-		extra(fs)
-	}
-	pos, err := parseAnywhere(fs, args)
+// keysFile is --keys FILE, required, of a command that takes no
+// positional argument.
+func keysFile(cmd *cli.Command, stderr io.Writer) (string, bool) {
+	file := cmd.String("keys")
 	switch {
-	case err != nil:
-		return "", false
-	case len(pos) > 0:
-		fmt.Fprintf(stderr, "vine keys %s: unexpected argument %q\n", name, pos[0])
+	case cmd.Args().Present():
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", cmd.FullName(), cmd.Args().First())
 		return "", false
 	case file == "":
-		fmt.Fprintf(stderr, "vine keys %s: --keys FILE is required\n", name)
+		fmt.Fprintf(stderr, "%s: --keys FILE is required\n", cmd.FullName())
 		return "", false
 	}
 	return file, true
 }
 
-func keysList(args []string, e env) int {
-	file, ok := keysFileFlag("list", args, e.stderr, nil)
+func keysList(cmd *cli.Command, e env) int {
+	file, ok := keysFile(cmd, e.stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -270,11 +292,9 @@ func keysList(args []string, e env) int {
 	return printJSON(e.stdout, out)
 }
 
-func keysRevoke(args []string, e env) int {
-	var handle string
-	file, ok := keysFileFlag("revoke", args, e.stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&handle, "key", "", "the key's sha256 (the revocation handle) or its label")
-	})
+func keysRevoke(cmd *cli.Command, e env) int {
+	handle := cmd.String("key")
+	file, ok := keysFile(cmd, e.stderr)
 	if !ok {
 		return exitUsage
 	}

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/forest"
@@ -26,7 +27,27 @@ import (
 // exits 2 like every command, before stdin is read; an unusable root
 // exits 1. Either way nothing was written.
 func init() {
-	register("patch", command{"patch    (--root DIR | --forest DIR) [--max-lines N] [--timeout D] [--total-timeout D] [--json] < frame", cmdPatch})
+	registerCommand(patchCommand)
+}
+
+func patchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "patch",
+		Usage:     "apply one framed patch read from stdin, through the gate",
+		UsageText: "vine patch (--root DIR | --forest DIR) [--max-lines N] [--timeout D] [--total-timeout D] [--json] < frame",
+		Description: `Exit codes are the gate's: 0 replaced, 2 sentinel missing or read timeout,
+3 unusable header or more than one frame, 4 forbidden path or refused write,
+5 body too long, 6 a failure changed the tree.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "root", Usage: "apply under this plain `DIR`", TakesFile: true},
+			forestFlag(),
+			&cli.IntFlag{Name: "max-lines", Value: gate.DefaultMaxLines, Usage: "body line limit `N`"},
+			&cli.DurationFlag{Name: "timeout", Value: gate.DefaultIdleTimeout, Usage: "idle read limit `D`: stdin may stay silent this long"},
+			&cli.DurationFlag{Name: "total-timeout", Value: gate.DefaultTotalTimeout, Usage: "total read limit `D`: the whole frame must arrive within this"},
+			&cli.BoolFlag{Name: "json", Usage: "print the classification and both tree hashes as JSON"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdPatch(ctx, c, envOf(c))) },
+	}
 }
 
 // patchReport is what --json prints: the gate's classification with both
@@ -38,32 +59,22 @@ type patchReport struct {
 	Error  *vine.Error `json:"error,omitempty"`
 }
 
-func cmdPatch(ctx context.Context, args []string, e env) int {
-	var (
-		root, dir      string
-		maxLines       int
-		timeout, total time.Duration
-		asJSON         bool
-	)
-	fs := flag.NewFlagSet("patch", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&root, "root", "", "apply under this plain directory")
-	fs.StringVar(&dir, "forest", "", "apply to a node of this forest, through the engine")
-	fs.IntVar(&maxLines, "max-lines", gate.DefaultMaxLines, "body line limit")
-	fs.DurationVar(&timeout, "timeout", gate.DefaultIdleTimeout, "idle read limit: stdin may stay silent this long")
-	fs.DurationVar(&total, "total-timeout", gate.DefaultTotalTimeout, "total read limit: the whole frame must arrive within this")
-	fs.BoolVar(&asJSON, "json", false, "print the classification and both tree hashes as JSON")
-	pos, err := parseAnywhere(fs, args)
-	if err != nil {
-		return exitUsage
+func cmdPatch(ctx context.Context, c *cli.Command, e env) int {
+	root, dir := c.String("root"), expandHome(c.String("forest"))
+	if root == "" && dir == "" {
+		dir = forestDir(c) // the default forest, unless --root names a plain directory
 	}
-	if problem := patchUsage(pos, root, dir, maxLines, timeout, total); problem != "" {
-		fmt.Fprintf(e.stderr, "vine patch: %s\nusage: vine %s\n", problem, commands["patch"].usage)
+	maxLines, timeout, total, asJSON := int(c.Int("max-lines")), c.Duration("timeout"), c.Duration("total-timeout"), c.Bool("json")
+	if problem := patchUsage(c.Args().Slice(), root, dir, maxLines, timeout, total); problem != "" {
+		fmt.Fprintf(e.stderr, "vine patch: %s\nusage: %s\n", problem, c.UsageText)
 		return exitUsage
 	}
 	opts := &gate.Options{MaxLines: maxLines, IdleTimeout: timeout, TotalTimeout: total}
 	var nodes *nodeWriter
 	if dir != "" {
+		if err := checkForest(e, "patch", dir); err != nil {
+			return fail(e.stdout, e.stderr, "patch", err)
+		}
 		if !forest.IsForest(dir) {
 			return fail(e.stdout, e.stderr, "patch", envelope.New(envelope.NotFound,
 				"patch: --forest "+dir+" is not a forest (no _index.md)",

@@ -2,31 +2,33 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine"
 )
 
 func init() {
-	register("prefetch", command{"prefetch --forest DIR [BRANCH] [--json]", cmdPrefetch})
+	registerCommand(prefetchCommand)
+}
+
+func prefetchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "prefetch",
+		Usage:     "fetch every remote payload under a branch into the payload cache",
+		UsageText: "vine prefetch --forest DIR [BRANCH] [--json]",
+		Flags:     []cli.Flag{forestFlag(), jsonFlag()},
+		Action:    func(ctx context.Context, c *cli.Command) error { return exitWith(cmdPrefetch(ctx, c, envOf(c))) },
+	}
 }
 
 // cmdPrefetch brings every remote payload under a branch (the whole
 // forest by default) into the payload cache, with a progress bar. It
 // exits 1 when any payload could not be fetched, after trying them all.
-func cmdPrefetch(ctx context.Context, args []string, e env) int {
-	var dir string
-	var asJSON bool
-	fs := flag.NewFlagSet("prefetch", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&dir, "forest", "", "forest directory")
-	fs.BoolVar(&asJSON, "json", false, "print JSON")
-	pos, err := parseAnywhere(fs, args)
-	if err != nil {
-		return exitUsage
-	}
+func cmdPrefetch(ctx context.Context, c *cli.Command, e env) int {
+	dir, asJSON, pos := forestDir(c), c.Bool("json"), c.Args().Slice()
 	switch {
 	case len(pos) > 1:
 		fmt.Fprintf(e.stderr, "vine prefetch: name at most one branch, got %q\n", strings.Join(pos, " "))
@@ -34,6 +36,9 @@ func cmdPrefetch(ctx context.Context, args []string, e env) int {
 	case dir == "":
 		fmt.Fprintln(e.stderr, "vine prefetch: --forest DIR is required")
 		return exitUsage
+	}
+	if err := checkForest(e, "prefetch", dir); err != nil {
+		return refuse(e.stdout, "prefetch", err)
 	}
 	scope := ""
 	if len(pos) == 1 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -10,12 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/ranger"
 )
 
 func init() {
-	register("ranger", command{"ranger   --forest DIR [--health] [--json] [--every SECONDS]", cmdRanger})
+	registerCommand(rangerCommand)
 }
 
 // rangerFlags are the options of vine ranger.
@@ -26,25 +27,33 @@ type rangerFlags struct {
 	every  int
 }
 
+func rangerCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ranger",
+		Usage:     "run one maintenance cycle (or one every --every seconds), or print --health",
+		UsageText: "vine ranger --forest DIR [--health] [--json] [--every SECONDS]",
+		Flags: []cli.Flag{
+			forestFlag(),
+			&cli.BoolFlag{Name: "health", Usage: "print the read-only health report only"},
+			jsonFlag(),
+			&cli.IntFlag{Name: "every", Usage: "repeat the cycle every `SECONDS` until interrupted"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdRanger(ctx, c, envOf(c))) },
+	}
+}
+
 // cmdRanger runs one maintenance cycle (Part H) and prints its report;
 // --every repeats it until interrupted (service mode), re-reading
 // _meta/ranger.yaml each cycle; --health prints the read-only health
 // report alone, opening the forest read-only and writing nothing.
-func cmdRanger(ctx context.Context, args []string, e env) int {
-	var f rangerFlags
-	fs := flag.NewFlagSet("ranger", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&f.dir, "forest", "", "forest directory")
-	fs.BoolVar(&f.health, "health", false, "print the read-only health report only")
-	fs.BoolVar(&f.json, "json", false, "print JSON")
-	fs.IntVar(&f.every, "every", 0, "repeat the cycle every SECONDS until interrupted")
-	pos, err := parseAnywhere(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if msg := f.check(pos); msg != "" {
+func cmdRanger(ctx context.Context, c *cli.Command, e env) int {
+	f := rangerFlags{dir: forestDir(c), health: c.Bool("health"), json: c.Bool("json"), every: int(c.Int("every"))}
+	if msg := f.check(c.Args().Slice()); msg != "" {
 		fmt.Fprintln(e.stderr, "vine ranger: "+msg)
 		return exitUsage
+	}
+	if err := checkForest(e, "ranger", f.dir); err != nil {
+		return refuse(e.stdout, "ranger", err)
 	}
 	if f.health {
 		return rangerHealth(ctx, f, e)

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"github.com/monkeyllm/vine/adapters/llamacpp"
-	"github.com/monkeyllm/vine/answer"
 	"io"
 	"log/slog"
 	"net"
@@ -19,17 +16,20 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/rest"
+	"github.com/monkeyllm/vine/answer"
 	"github.com/monkeyllm/vine/payload"
 )
 
 func init() {
-	register("serve", command{"serve    (--forest DIR | --forests DIR) [--http ADDR (--keys FILE | --open) [--allow-host H,...] [--no-warm]] [--read-only] [--file-root DIR]",
-		func(ctx context.Context, a []string, e env) int { return cmdServe(ctx, a, e) }})
+	registerCommand(serveCommand)
 }
 
 // shutdownGrace bounds how long in-flight HTTP calls may finish after
@@ -54,33 +54,54 @@ type serveConfig struct {
 	model         string // --model: its model name
 }
 
-func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
-	var c serveConfig
-	var single, many string
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&single, "forest", "", "serve this forest")
-	fs.StringVar(&many, "forests", "", "serve every forest below this directory (registry mode)")
-	fs.StringVar(&c.addr, "http", "", "serve streamable HTTP on this address (MCP at /mcp) instead of stdio")
-	fs.Func("allow-host", "a Host value HTTP clients may send (repeatable, or a comma list; \"*\" turns the check off)",
-		func(s string) error { c.hosts = append(c.hosts, wire.ParseHosts(s)...); return nil })
-	fs.BoolVar(&c.readOnly, "read-only", false, "refuse every write with E_READONLY and take no writer lock")
-	fs.StringVar(&c.keys, "keys", "", "HTTP: admit callers by the bearer keys in this file (see vine keys add)")
-	fs.BoolVar(&c.open, "open", false, "HTTP: admit every caller as the local owner, with no key (local use only)")
-	fs.StringVar(&c.fileRoot, "file-root", "", "fetch file:// payloads only from below this directory (default: file:// payloads are not served)")
-	fs.StringVar(&c.modelEndpoint, "model-endpoint", "", "bind a llama.cpp server (OpenAI-compatible URL) and serve the answer tool")
-	fs.StringVar(&c.model, "model", "", "the model name at --model-endpoint")
-	fs.BoolFunc("no-warm", "HTTP: open each forest on first use instead of at boot (also "+warmEnv+"=off)", func(string) error {
-		c.noWarm, c.warmSet = true, true
-		return nil
-	})
-	pos, err := parseAnywhere(fs, args)
-	if err != nil {
-		return c, false
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "serve MCP over stdio, or MCP and REST over HTTP",
+		UsageText: "vine serve (--forest DIR | --forests DIR) [--http ADDR (--keys FILE | --open) [--allow-host H,...] [--no-warm]] [--read-only] [--file-root DIR] [--model-endpoint URL --model M]",
+		Description: `Without --http, serves MCP on stdin/stdout to the one user who started it.
+With --http, serves REST at /v1/ and MCP at /mcp on one listener; callers
+bring a key from the keys file (--keys, see "vine keys add"), or with --open
+every caller is the local owner. Runs until SIGINT or SIGTERM.
+
+HTTP also reads MONKEYLLM_STATION_ALLOWED_HOSTS, MONKEYLLM_STATION_WARM,
+MONKEYLLM_STATION_READERS, MONKEYLLM_STATION_MODEL_CONCURRENCY and
+MONKEYLLM_INGEST_ROOTS: see "Configuration" in the README.`,
+		Flags: []cli.Flag{
+			forestFlag(),
+			&cli.StringFlag{Name: "forests", Usage: "serve every forest below `DIR` (registry mode)", TakesFile: true},
+			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (MCP at /mcp, REST at /v1/) instead of stdio"},
+			&cli.StringSliceFlag{Name: "allow-host", Usage: "a `HOST` value HTTP clients may send (repeatable, or a comma list; \"*\" turns the check off)"},
+			&cli.BoolFlag{Name: "read-only", Usage: "refuse every write with E_READONLY and take no writer lock"},
+			&cli.StringFlag{Name: "keys", Usage: "HTTP: admit callers by the bearer keys in `FILE` (see vine keys add)", TakesFile: true},
+			&cli.BoolFlag{Name: "open", Usage: "HTTP: admit every caller as the local owner, with no key (local use only)"},
+			&cli.StringFlag{Name: "file-root", Usage: "fetch file:// payloads only from below `DIR` (default: file:// payloads are not served)", TakesFile: true},
+			&cli.StringFlag{Name: "model-endpoint", Usage: "bind a llama.cpp server (OpenAI-compatible `URL`) and serve the answer tool"},
+			&cli.StringFlag{Name: "model", Usage: "the model `NAME` at --model-endpoint"},
+			&cli.BoolFlag{Name: "no-warm", Usage: "HTTP: open each forest on first use instead of at boot (also " + warmEnv + "=off)"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdServe(ctx, c, envOf(c))) },
+	}
+}
+
+// serveConfigOf reads and checks what the serve flags decided.
+func serveConfigOf(cmd *cli.Command, stderr io.Writer) (serveConfig, bool) {
+	c := serveConfig{
+		addr: cmd.String("http"), readOnly: cmd.Bool("read-only"), keys: cmd.String("keys"), open: cmd.Bool("open"),
+		noWarm: cmd.Bool("no-warm"), warmSet: cmd.IsSet("no-warm"), fileRoot: cmd.String("file-root"),
+		modelEndpoint: cmd.String("model-endpoint"), model: cmd.String("model"),
+	}
+	if cmd.IsSet("allow-host") {
+		c.hosts = wire.ParseHosts(strings.Join(cmd.StringSlice("allow-host"), ","))
+	}
+	many := expandHome(cmd.String("forests"))
+	single := expandHome(cmd.String("forest"))
+	if many == "" && single == "" {
+		single = forestDir(cmd) // the default forest, unless --forests names a directory of them
 	}
 	switch {
-	case len(pos) > 0:
-		fmt.Fprintf(stderr, "vine serve: unexpected argument %q\n", pos[0])
+	case cmd.Args().Present():
+		fmt.Fprintf(stderr, "vine serve: unexpected argument %q\n", cmd.Args().First())
 	case (single == "") == (many == ""):
 		fmt.Fprint(stderr, "vine serve: give exactly one of --forest DIR or --forests DIR\n")
 	case c.addr == "" && (c.hosts != nil || c.keys != "" || c.open || c.warmSet):
@@ -105,10 +126,16 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, bool) {
 // ends or the process gets SIGINT/SIGTERM: MCP over stdio by default;
 // with --http, the REST surface at /v1/ and MCP at /mcp on one listener,
 // every caller admitted by its key (--keys) or as the owner (--open).
-func cmdServe(ctx context.Context, args []string, e env) int {
-	c, ok := parseServe(args, e.stderr)
+func cmdServe(ctx context.Context, cmd *cli.Command, e env) int {
+	c, ok := serveConfigOf(cmd, e.stderr)
 	if !ok {
 		return exitUsage
+	}
+	if !c.registry {
+		if root := forestRootAbove(c.root); root != "" {
+			fmt.Fprintf(e.stderr, "vine serve: %s is a branch folder of the forest at %s; serve --forest %s\n", c.root, root, root)
+			return exitFailure
+		}
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -2,56 +2,75 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"strings"
+
+	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine/snapshot"
 )
 
 func init() {
-	register("snapshot", command{
-		"snapshot create --forest DIR [--out DIR] [--no-payloads] [--json] | restore FILE --forest NEWDIR [--payloads SIDECAR] [--max-bytes N] [--json]",
-		cmdSnapshot})
+	registerCommand(snapshotCommand)
 }
 
-// cmdSnapshot writes a .forest file (create) or makes a new forest from
-// one (restore), drawing progress on stderr.
-func cmdSnapshot(ctx context.Context, args []string, e env) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(e.stderr, "vine snapshot: name the action first: vine snapshot create --forest DIR, or vine snapshot restore FILE --forest NEWDIR")
-		return exitUsage
+// snapshotCommand writes a .forest file (create) or makes a new forest
+// from one (restore), drawing progress on stderr.
+func snapshotCommand() *cli.Command {
+	const first = "vine snapshot: name the action first: vine snapshot create --forest DIR, or vine snapshot restore FILE --forest NEWDIR"
+	return &cli.Command{
+		Name:      "snapshot",
+		Usage:     "write a forest to one .forest file, or restore one as a new forest",
+		UsageText: "vine snapshot create --forest DIR [--out DIR] [--no-payloads] [--json] | restore FILE --forest NEWDIR [--payloads SIDECAR] [--max-bytes N] [--json]",
+		Commands: []*cli.Command{
+			{
+				Name:      "create",
+				Usage:     "write the forest, its history and payloads to one .forest file",
+				UsageText: "vine snapshot create --forest DIR [--out DIR] [--no-payloads] [--json]",
+				Flags: []cli.Flag{
+					forestFlag(),
+					&cli.StringFlag{Name: "out", Usage: "`DIR` for the .forest file (default: the forest's parent)", TakesFile: true},
+					&cli.BoolFlag{Name: "no-payloads", Usage: "leave the payloads out (metadata only; reported)"},
+					jsonFlag(),
+				},
+				Action: func(ctx context.Context, c *cli.Command) error { return exitWith(snapshotCreate(ctx, c, envOf(c))) },
+			},
+			{
+				Name:      "restore",
+				Usage:     "make a new forest from a .forest file",
+				UsageText: "vine snapshot restore FILE --forest NEWDIR [--payloads SIDECAR] [--max-bytes N] [--json]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "forest", Usage: "new forest `DIR` (absent or empty)", TakesFile: true},
+					&cli.StringFlag{Name: "payloads", Usage: "legacy payload `SIDECAR` (<bundle>.payloads.zip) for a bare bundle", TakesFile: true},
+					&cli.Int64Flag{Name: "max-bytes", Value: snapshot.DefaultMaxBytes, Usage: "uncompressed ceiling of the archive, in `BYTES`"},
+					jsonFlag(),
+				},
+				Action: func(ctx context.Context, c *cli.Command) error { return exitWith(snapshotRestore(ctx, c, envOf(c))) },
+			},
+		},
+		Action: func(_ context.Context, c *cli.Command) error { return snapshotNoAction(c, first) },
+		// A flag before the action lands here: no action was named.
+		OnUsageError: func(_ context.Context, c *cli.Command, _ error, _ bool) error { return snapshotNoAction(c, first) },
 	}
-	switch args[0] {
-	case "create":
-		return snapshotCreate(ctx, args[1:], e)
-	case "restore":
-		return snapshotRestore(ctx, args[1:], e)
-	}
-	fmt.Fprintf(e.stderr, "vine snapshot: unknown action %q, expected create or restore\n", args[0])
-	return exitUsage
 }
 
-func snapshotCreate(ctx context.Context, args []string, e env) int {
-	var dir, out string
-	var noPayloads, asJSON bool
-	fs := flag.NewFlagSet("snapshot create", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&dir, "forest", "", "forest directory")
-	fs.StringVar(&out, "out", "", "directory for the .forest file (default: the forest's parent)")
-	fs.BoolVar(&noPayloads, "no-payloads", false, "leave the payloads out (metadata only; reported)")
-	fs.BoolVar(&asJSON, "json", false, "print JSON")
-	pos, err := parseAnywhere(fs, args)
-	if err != nil {
+// snapshotNoAction refuses "vine snapshot" without create or restore.
+func snapshotNoAction(c *cli.Command, first string) error {
+	if c.Args().Present() {
+		fmt.Fprintf(c.Root().ErrWriter, "vine snapshot: unknown action %q, expected create or restore\n", c.Args().First())
+	} else {
+		fmt.Fprintln(c.Root().ErrWriter, first)
+	}
+	return exitCode(exitUsage)
+}
+
+func snapshotCreate(ctx context.Context, c *cli.Command, e env) int {
+	out, noPayloads, asJSON := c.String("out"), c.Bool("no-payloads"), c.Bool("json")
+	if !noArgs(c, e) {
 		return exitUsage
 	}
-	switch {
-	case len(pos) > 0:
-		fmt.Fprintf(e.stderr, "vine snapshot create: takes no arguments besides flags, got %q\n", strings.Join(pos, " "))
-		return exitUsage
-	case dir == "":
-		fmt.Fprintln(e.stderr, "vine snapshot create: --forest DIR is required")
-		return exitUsage
+	dir, code := openForest(c, e, "snapshot")
+	if dir == "" {
+		return code
 	}
 	bar := newProgressBar(e.stderr)
 	res, err := snapshot.Create(ctx, dir, snapshot.CreateOptions{OutDir: out, NoPayloads: noPayloads, Progress: bar.update})
@@ -72,20 +91,10 @@ func snapshotCreate(ctx context.Context, args []string, e env) int {
 	return exitOK
 }
 
-func snapshotRestore(ctx context.Context, args []string, e env) int {
-	var dir, sidecar string
-	var maxBytes int64
-	var asJSON bool
-	fs := flag.NewFlagSet("snapshot restore", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&dir, "forest", "", "new forest directory (absent or empty)")
-	fs.StringVar(&sidecar, "payloads", "", "legacy payload sidecar (<bundle>.payloads.zip) for a bare bundle")
-	fs.Int64Var(&maxBytes, "max-bytes", snapshot.DefaultMaxBytes, "uncompressed ceiling of the archive")
-	fs.BoolVar(&asJSON, "json", false, "print JSON")
-	pos, err := parseAnywhere(fs, args)
-	if err != nil {
-		return exitUsage
-	}
+func snapshotRestore(ctx context.Context, c *cli.Command, e env) int {
+	dir, sidecar := expandHome(c.String("forest")), c.String("payloads")
+	maxBytes, asJSON := c.Int64("max-bytes"), c.Bool("json")
+	pos := c.Args().Slice()
 	switch {
 	case len(pos) != 1:
 		fmt.Fprintf(e.stderr, "vine snapshot restore: name one snapshot file, got %d arguments\n", len(pos))

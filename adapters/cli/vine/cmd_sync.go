@@ -5,12 +5,25 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/monkeyllm/vine/gardener"
 )
 
 func init() {
-	register("sync", command{"sync     --forest DIR [--path P]... [--source DIR] [--dest BRANCH] [--json] [--dry-run]",
-		func(ctx context.Context, a []string, e env) int { return cmdSync(ctx, a, e) }})
+	registerCommand(syncCommand)
+}
+
+func syncCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sync",
+		Usage:     "reconcile the forest with its adopted source folder (--dry-run previews)",
+		UsageText: "vine sync --forest DIR [--path P]... [--source DIR] [--dest BRANCH] [--json] [--dry-run]",
+		Flags: ingestCLIFlags(true,
+			&cli.GenericFlag{Name: "path", Value: &pathList{}, Usage: "reconcile only this source-relative file `P` (repeatable)"},
+			&cli.StringFlag{Name: "source", Usage: "`DIR` to walk instead of the recorded source_root", TakesFile: true}),
+		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdSync(ctx, c, envOf(c))) },
+	}
 }
 
 // pathList collects a repeatable --path flag.
@@ -18,14 +31,12 @@ type pathList []string
 
 func (p *pathList) String() string     { return strings.Join(*p, ",") }
 func (p *pathList) Set(s string) error { *p = append(*p, s); return nil }
+func (p *pathList) Get() any           { return []string(*p) }
 
-func cmdSync(ctx context.Context, args []string, e env) int {
-	f := newIngestFlags("sync", e.stderr, true)
-	var paths pathList
-	var source string
-	f.fs.Var(&paths, "path", "reconcile only this source-relative file (repeatable)")
-	f.fs.StringVar(&source, "source", "", "directory to walk instead of the recorded source_root")
-	pos, ok := f.parse(args, e.stderr)
+func cmdSync(ctx context.Context, c *cli.Command, e env) int {
+	paths, _ := c.Value("path").([]string)
+	source := c.String("source")
+	f, pos, ok := ingestFlagsOf(c, e, true)
 	if !ok {
 		return exitUsage
 	}

@@ -6,20 +6,30 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/monkeyllm/vine/gardener"
 )
 
 func init() {
-	register("upload", command{"upload   FILE... --forest DIR [--dest BRANCH] [--json]",
-		func(ctx context.Context, a []string, e env) int { return cmdUpload(ctx, a, e) }})
+	registerCommand(uploadCommand)
+}
+
+func uploadCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "upload",
+		Usage:     "send files as bytes, the way a remote client would, and plant them",
+		UsageText: "vine upload FILE... --forest DIR [--dest BRANCH] [--json]",
+		Flags:     ingestCLIFlags(false),
+		Action:    func(ctx context.Context, c *cli.Command) error { return exitWith(cmdUpload(ctx, c, envOf(c))) },
+	}
 }
 
 // cmdUpload sends files as bytes, the way a remote client would: each is
 // staged under its base name, planted or refreshed, and removed from the
 // staging folder once it landed. The files named stay where they are.
-func cmdUpload(ctx context.Context, args []string, e env) int {
-	f := newIngestFlags("upload", e.stderr, false)
-	pos, ok := f.parse(args, e.stderr)
+func cmdUpload(ctx context.Context, c *cli.Command, e env) int {
+	f, pos, ok := ingestFlagsOf(c, e, false)
 	if !ok {
 		return exitUsage
 	}

@@ -1,21 +1,29 @@
 // Command vine is the command-line face of the forest engine.
 //
-// Run "vine help" for the list of commands. call prints the primitive's
-// JSON result and exits 0, or prints its envelope {"error":{...}} and exits
-// 1. validate exits 1 when the forest has errors. Usage mistakes exit 2.
+// Run "vine help" for the list of commands and "vine help COMMAND" (or
+// "vine COMMAND --help") for one command's flags. call prints the
+// primitive's JSON result and exits 0, or prints its envelope
+// {"error":{...}} and exits 1. validate exits 1 when the forest has errors.
+// Usage mistakes exit 2.
+//
+// The command tree is built on github.com/urfave/cli/v3: it parses flags
+// anywhere on the line (before or after positional arguments), accepts
+// "--flag" and the older "-flag", reads a flag's default from the
+// environment and the config file (flags > environment > config file, see
+// config.go), and generates shell completion ("vine completion bash").
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
-	"sort"
+	"slices"
 	"strings"
 
-	"github.com/monkeyllm/vine/adapters/internal/wire"
+	"github.com/urfave/cli/v3"
 
 	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
 )
@@ -40,77 +48,135 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
-// command is one subcommand. Each lives in its own file and adds itself
-// to commands from an init function, so a new command touches no other.
-type command struct {
-	usage string // one line, after "vine "
-	run   func(ctx context.Context, args []string, e env) int
+// envOf is the process as the command tree was given it.
+func envOf(c *cli.Command) env {
+	r := c.Root()
+	return env{stdin: r.Reader, stdout: r.Writer, stderr: r.ErrWriter}
 }
 
-var commands = map[string]command{}
+// builders make the subcommands: each lives in its own file and adds
+// itself with registerCommand from an init function, so a new command
+// touches no other.
+var builders []func() *cli.Command
 
-func register(name string, c command) {
-	if _, dup := commands[name]; dup {
-		panic("vine: command registered twice: " + name)
-	}
-	commands[name] = c
+// registerCommand adds a command declared on the command library. build
+// runs once per invocation, so flag values never leak between runs (tests
+// run many in one process).
+func registerCommand(build func() *cli.Command) {
+	builders = append(builders, build)
 }
 
-func init() {
-	register("init", command{"init     --forest DIR --title T [--summary S]",
-		func(ctx context.Context, a []string, e env) int { return cmdInit(ctx, a, e.stdout, e.stderr) }})
-	register("validate", command{"validate --forest DIR [--json]",
-		func(ctx context.Context, a []string, e env) int { return cmdValidate(ctx, a, e.stdout, e.stderr) }})
-	register("reindex", command{"reindex  --forest DIR",
-		func(ctx context.Context, a []string, e env) int { return cmdReindex(ctx, a, e.stdout, e.stderr) }})
-	register("call", command{"call     PRIMITIVE --forest DIR ['JSON-ARGS' | -]",
-		func(ctx context.Context, a []string, e env) int { return cmdCall(ctx, a, e.stdin, e.stdout, e.stderr) }})
-	register("primitives", command{"primitives",
-		func(ctx context.Context, a []string, e env) int { return cmdPrimitives(e.stdout) }})
-}
+// exitCode carries a command's exit code out of the command library.
+type exitCode int
 
-// usageText lists every registered command, sorted.
-func usageText() string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
+// exitWith turns an exit code into the error an Action returns.
+func exitWith(code int) error {
+	if code == exitOK {
+		return nil
 	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString("usage:\n  vine version\n  vine help [COMMAND]\n")
-	for _, n := range names {
-		fmt.Fprintf(&b, "  vine %s\n", commands[n].usage)
-	}
-	return b.String()
+	return exitCode(code)
 }
 
 // run is main without the process: it returns the exit code, so tests
 // drive the whole command in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usageText())
-		return exitUsage
-	}
-	name, rest := args[0], args[1:]
-	if c, ok := commands[name]; ok {
-		return c.run(ctx, rest, env{stdin: stdin, stdout: stdout, stderr: stderr})
-	}
-	switch name {
-	case "help", "-h", "--help":
-		if len(rest) > 0 {
-			if c, ok := commands[rest[0]]; ok {
-				fmt.Fprintf(stdout, "usage: vine %s\n", c.usage)
-				return exitOK
-			}
-			fmt.Fprintf(stderr, "vine: unknown command %q\n%s", rest[0], usageText())
-			return exitUsage
-		}
-		fmt.Fprint(stdout, usageText())
+	app := newApp(env{stdin: stdin, stdout: stdout, stderr: stderr})
+	err := app.Run(ctx, append([]string{"vine"}, args...))
+	var code exitCode
+	switch {
+	case err == nil:
 		return exitOK
-	case "version", "--version", "-version":
-		fmt.Fprintf(stdout, "vine %s (%s %s/%s)\n", wire.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-		return exitOK
+	case errors.As(err, &code):
+		return int(code)
 	}
-	fmt.Fprintf(stderr, "vine: unknown command %q\n%s", name, usageText())
+	fmt.Fprintf(stderr, "vine: %v\n", err)
 	return exitUsage
+}
+
+// newApp is the command tree of one invocation.
+func newApp(e env) *cli.Command {
+	root := &cli.Command{
+		Name:            "vine",
+		Usage:           "the command-line face of the forest engine",
+		HideHelpCommand: true, // "vine help" is ours: it knows subcommands and exits 2 on a typo
+		Reader:          e.stdin,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		// Errors come back to run, which picks the exit code; the library
+		// must never exit the process itself.
+		ExitErrHandler:        func(context.Context, *cli.Command, error) {},
+		EnableShellCompletion: true,
+		ConfigureShellCompletionCommand: func(c *cli.Command) {
+			c.Hidden = false
+			c.Usage = "print a shell completion script (bash, zsh, fish, pwsh)"
+			c.UsageText = "vine completion bash|zsh|fish|pwsh"
+			dress(c)
+		},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version and exit", Local: true},
+		},
+		CustomRootCommandHelpTemplate: rootHelpTemplate,
+		Action:                        rootAction,
+	}
+	root.Commands = append(root.Commands, helpCommand(), versionCommand())
+	for _, build := range builders {
+		root.Commands = append(root.Commands, build())
+	}
+	slices.SortFunc(root.Commands, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range root.Commands {
+		dress(c)
+	}
+	cfg, err := loadConfig(configPath())
+	if err != nil {
+		cfg = &config{}
+	}
+	root.Metadata = map[string]any{configKey: cfg}
+	for _, c := range root.Commands {
+		withConfig(c, cfg, err)
+	}
+	return root
+}
+
+// dress gives c and its subcommands the house help and usage-error
+// handling.
+func dress(c *cli.Command) {
+	if c.CustomHelpTemplate == "" {
+		c.CustomHelpTemplate = commandHelpTemplate
+	}
+	if c.OnUsageError == nil {
+		c.OnUsageError = usageError
+	}
+	for _, s := range c.Commands {
+		dress(s)
+	}
+}
+
+// usageError reports a command line the library could not parse (an
+// unknown flag, a flag without its value) and exits 2.
+func usageError(_ context.Context, c *cli.Command, err error, _ bool) error {
+	name := c.FullName()
+	msg := err.Error()
+	// The library names an unknown flag with one dash whatever was typed;
+	// the house spelling is two.
+	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok && !strings.HasPrefix(rest, "-") {
+		msg = "flag provided but not defined: --" + rest
+	}
+	fmt.Fprintf(c.Root().ErrWriter, "%s: %s\nRun \"vine help %s\" for usage.\n", name, msg, strings.TrimPrefix(name, "vine "))
+	return exitCode(exitUsage)
+}
+
+// rootAction runs for "vine" with no command: --version, or usage.
+func rootAction(ctx context.Context, c *cli.Command) error {
+	if c.Bool("version") {
+		return exitWith(printVersion(c.Root().Writer, false))
+	}
+	w := c.Root().ErrWriter
+	if c.Args().Present() {
+		fmt.Fprintf(w, "vine: unknown command %q\nRun \"vine help\" for the list of commands.\n", c.Args().First())
+		return exitCode(exitUsage)
+	}
+	printHelp(w, c)
+	return exitCode(exitUsage)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,26 +159,29 @@ func TestUsageErrors(t *testing.T) {
 		code, _, _ := runCLI(t, "", args...)
 		assert.Equal(t, exitUsage, code, args)
 	}
-	code, out, _ := runCLI(t, "", "primitives")
+	code, out, _ := runCLI(t, "", "primitives", "--json")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, `"name":"plant"`)
+	code, out, _ = runCLI(t, "", "primitives")
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^NAME +ACCESS +BUDGET +PARAMS +SUMMARY$`, out, "a table for a person")
+	assert.Regexp(t, `(?m)^plant +write +- +\d+ +Write new nodes$`, out)
 }
 
-func TestParseAnywhere(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		pos  []string
-	}{
-		{[]string{"src", "--forest", "F"}, []string{"src"}},
-		{[]string{"--forest", "F", "a", "b"}, []string{"a", "b"}},
-		{[]string{"a", "--forest=F", "b", "--", "--c"}, []string{"a", "b", "--c"}},
+// TestFlagsAnywhere: flags go before or after positional arguments, take
+// "--name=value", and everything after a lone "--" is positional.
+func TestFlagsAnywhere(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	for _, args := range [][]string{
+		{"call", "look", "--forest", dir, `{"id": "operations/_index"}`},
+		{"call", "--forest", dir, "look", `{"id": "operations/_index"}`},
+		{"call", "look", `{"id": "operations/_index"}`, "--forest=" + dir},
+		{"call", "look", "-forest", dir, `{"id": "operations/_index"}`}, // the single dash Go's flag package took
+		{"call", "look", "--forest", dir, "--", `{"id": "operations/_index"}`},
 	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		dir := fs.String("forest", "", "")
-		pos, err := parseAnywhere(fs, tc.args)
-		require.NoError(t, err)
-		assert.Equal(t, tc.pos, pos, "%v", tc.args)
-		assert.Equal(t, "F", *dir)
+		code, out, errOut := runCLI(t, "", args...)
+		assert.Equal(t, exitOK, code, "%v: %s%s", args, out, errOut)
+		assert.Contains(t, out, `"operations/_index"`, args)
 	}
 }
 

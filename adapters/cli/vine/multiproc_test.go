@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) != "" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	// The developer's default forest and config file stay out of the tests
+	// (and of the processes they start).
+	os.Unsetenv(forestEnv)
+	os.Setenv(configEnv, "off")
 	os.Exit(m.Run())
 }
 
