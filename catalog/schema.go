@@ -175,10 +175,10 @@ var metaTable = table{
 	},
 }
 
-// embedMemoTable is the K.6 query-embedding memo. The catalog only creates
-// it and never reads or writes it: Canopy owns the key derivation (model and
-// whitespace-collapsed text), the vector encoding, the dimension check and
-// the LRU bound on used.
+// embedMemoTable is the K.6 query-embedding memo. The catalog creates it
+// and reads a row for Canopy (EmbedMemo) but never interprets it: Canopy owns
+// the key derivation (model and whitespace-collapsed text), the vector
+// encoding, the dimension check and the LRU bound on used.
 var embedMemoTable = table{
 	name: "embed_memo",
 	columns: []column{
@@ -371,7 +371,7 @@ func tableColumns(ctx context.Context, q queryer, name string) (map[string]bool,
 // presentColumns returns the columns of every table the reader selects from.
 func presentColumns(ctx context.Context, db *sql.DB) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
-	for _, name := range []string{"nodes", "edges", "moves", "nodes_fts", "sniff_memo", "catalog_meta"} {
+	for _, name := range []string{"nodes", "edges", "moves", "nodes_fts", "sniff_memo", "catalog_meta", "embed_memo"} {
 		cols, err := tableColumns(ctx, db, name)
 		if err != nil {
 			return nil, err

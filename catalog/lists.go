@@ -1,0 +1,150 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// The reads in this file are for the packages built on the catalog
+// (gardener, ranger, canopy, the root's engines): each is one question they
+// asked with raw SQL before, so the schema stays this package's to change.
+
+// Match is one node a ranked metadata search found.
+type Match struct {
+	ID      string
+	Kind    string
+	Title   string
+	Summary string
+}
+
+// Search ranks nodes by locate's BM25 over the metadata index (RankExpr)
+// for match, an FTS5 expression as MatchExpr renders it, and returns at most
+// limit of them, best first. An empty match finds nothing.
+func (c *Catalog) Search(ctx context.Context, match string, limit int) ([]Match, error) {
+	if match == "" || limit <= 0 || len(c.cols["nodes_fts"]) == 0 {
+		return nil, nil
+	}
+	rows, err := c.reader.QueryContext(ctx, `SELECT n.id, n.kind, n.title, n.summary FROM (
+		SELECT rowid, `+RankExpr+` AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?) AS f
+		JOIN nodes AS n ON n.rowid = f.rowid ORDER BY f.rank`, match, limit)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: search: %w", err)
+	}
+	defer rows.Close()
+	var out []Match
+	for rows.Next() {
+		var m Match
+		var title, summary sql.NullString
+		if err := rows.Scan(&m.ID, &m.Kind, &title, &summary); err != nil {
+			return nil, fmt.Errorf("catalog: search: %w", err)
+		}
+		m.Title, m.Summary = title.String, summary.String
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Branches lists the ids of the branch rows in byte order. With source set,
+// only branches whose source field is that value (e.g. "ingest") are listed.
+func (c *Catalog) Branches(ctx context.Context, source string) ([]string, error) {
+	q, args := `SELECT id FROM nodes WHERE kind = 'branch' ORDER BY id`, []any(nil)
+	if source != "" {
+		if !c.HasColumn("nodes", "source") {
+			return nil, nil // a file older than the field names no source
+		}
+		q, args = `SELECT id FROM nodes WHERE kind = 'branch' AND source = ? ORDER BY id`, []any{source}
+	}
+	rows, err := c.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: branches: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("catalog: branches: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// EdgeDegrees counts, for every id an edge names, the edge rows it takes
+// part in, as source plus as destination. Ids may be link targets that are
+// not nodes. Folder placement is no edge and is not counted.
+func (c *Catalog) EdgeDegrees(ctx context.Context) (map[string]int, error) {
+	deg := map[string]int{}
+	if len(c.cols["edges"]) == 0 {
+		return deg, nil
+	}
+	rows, err := c.reader.QueryContext(ctx,
+		`SELECT id, count(*) FROM (SELECT src AS id FROM edges UNION ALL SELECT dst FROM edges) GROUP BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: edge degrees: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("catalog: edge degrees: %w", err)
+		}
+		deg[id] = n
+	}
+	return deg, rows.Err()
+}
+
+// EmbedText is a node's text as the vector layer embeds it, with the stale
+// mark a write left on it.
+type EmbedText struct {
+	ID      string
+	Title   string
+	Summary string
+	Stale   bool // written since the vector layer last embedded it
+}
+
+// EmbedTexts lists every node's title, summary and stale mark, in id order.
+func (c *Catalog) EmbedTexts(ctx context.Context) ([]EmbedText, error) {
+	stale := "0"
+	if c.HasColumn("nodes", "stale") {
+		stale = "stale"
+	}
+	rows, err := c.reader.QueryContext(ctx, "SELECT id, title, summary, "+stale+" FROM nodes ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("catalog: embed texts: %w", err)
+	}
+	defer rows.Close()
+	var out []EmbedText
+	for rows.Next() {
+		var t EmbedText
+		var title, summary sql.NullString
+		var mark int
+		if err := rows.Scan(&t.ID, &title, &summary, &mark); err != nil {
+			return nil, fmt.Errorf("catalog: embed texts: %w", err)
+		}
+		t.Title, t.Summary, t.Stale = title.String, summary.String, mark != 0
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// EmbedMemo reads the embed_memo row stored under key for model: the
+// vector's dimension and its bytes as the vector layer encoded them. ok is
+// false when there is no such row (or the file has no memo table).
+func (c *Catalog) EmbedMemo(ctx context.Context, key, model string) (dim int, vector []byte, ok bool, err error) {
+	if len(c.cols["embed_memo"]) == 0 {
+		return 0, nil, false, nil
+	}
+	err = c.reader.QueryRowContext(ctx,
+		"SELECT dim, vector FROM embed_memo WHERE key = ? AND model = ?", key, model).Scan(&dim, &vector)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, false, nil
+	}
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("catalog: embed memo: %w", err)
+	}
+	return dim, vector, true, nil
+}
