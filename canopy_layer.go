@@ -365,22 +365,15 @@ func (v *Vine) canopyClearStale(ctx context.Context, embedded []canopy.Node) {
 // canopyNodes lists every catalog node with its embedded text and stale
 // mark, in id order.
 func (v *Vine) canopyNodes(ctx context.Context) ([]canopy.Node, error) {
-	rows, err := v.cat.DB().QueryContext(ctx, "SELECT id, title, summary, stale FROM nodes ORDER BY id")
+	texts, err := v.cat.EmbedTexts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []canopy.Node
-	for rows.Next() {
-		var n canopy.Node
-		var stale int
-		if err := rows.Scan(&n.ID, &n.Title, &n.Summary, &stale); err != nil {
-			return nil, err
-		}
-		n.Written = stale != 0
-		out = append(out, n)
+	for _, t := range texts {
+		out = append(out, canopy.Node{ID: t.ID, Title: t.Title, Summary: t.Summary, Written: t.Stale})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (v *Vine) canopyProgress(op string) canopy.Progress {

@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -137,14 +136,12 @@ func (m *Memo) toFront(key string, v []float32) {
 // load reads a stored row and refreshes its recency. A row of another
 // length than e produces, or one that does not decode, is a miss.
 func (m *Memo) load(ctx context.Context, key string, e Embedder) []float32 {
-	var dim int
-	var blob []byte
-	err := m.cat.DB().QueryRowContext(ctx,
-		"SELECT dim, vector FROM embed_memo WHERE key = ? AND model = ?", key, e.Model()).Scan(&dim, &blob)
+	dim, blob, ok, err := m.cat.EmbedMemo(ctx, key, e.Model())
 	if err != nil {
-		if !errors.Is(err, sql.ErrNoRows) {
-			m.log.Warn("embedding memo read failed", "err", err)
-		}
+		m.log.Warn("embedding memo read failed", "err", err)
+		return nil
+	}
+	if !ok {
 		return nil
 	}
 	v := decodeBlob(blob, dim)
