@@ -235,6 +235,16 @@ func (s *Store) Rekey(ctx context.Context, oldID, newID string) error {
 	return tx.Commit()
 }
 
+// ClearScope deletes every heat row of scope ("" = persistent heat): what
+// a caller that ran its own session does to drop that session's trails
+// without closing the handle's.
+func (s *Store) ClearScope(ctx context.Context, scope string) error {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM heat WHERE scope = ?", scope); err != nil {
+		return fmt.Errorf("trails: clear scope: %w", err)
+	}
+	return nil
+}
+
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
