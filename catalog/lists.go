@@ -49,23 +49,33 @@ func (c *Catalog) Search(ctx context.Context, match string, limit int) ([]Match,
 // Branches lists the ids of the branch rows in byte order. With source set,
 // only branches whose source field is that value (e.g. "ingest") are listed.
 func (c *Catalog) Branches(ctx context.Context, source string) ([]string, error) {
-	q, args := `SELECT id FROM nodes WHERE kind = 'branch' ORDER BY id`, []any(nil)
-	if source != "" {
-		if !c.HasColumn("nodes", "source") {
-			return nil, nil // a file older than the field names no source
-		}
-		q, args = `SELECT id FROM nodes WHERE kind = 'branch' AND source = ? ORDER BY id`, []any{source}
+	var out []string
+	var err error
+	switch {
+	case source == "" && c.r.branches != nil:
+		out, err = queryStrings(ctx, c.r.branches)
+	case source == "":
+	case c.HasColumn("nodes", "source"): // a file older than the field names no source
+		out, err = c.queryIDs(ctx, `SELECT id FROM nodes WHERE kind = 'branch' AND source = ? ORDER BY id`, source)
 	}
-	rows, err := c.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: branches: %w", err)
+	}
+	return out, nil
+}
+
+// queryIDs runs a one-column query of ids on the reader pool.
+func (c *Catalog) queryIDs(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := c.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("catalog: branches: %w", err)
+			return nil, err
 		}
 		out = append(out, id)
 	}
