@@ -67,7 +67,8 @@ func (s *Store) Close() error {
 	return errors.Join(s.hotRows.Close(), s.db.Close())
 }
 
-// DB is the underlying database, for the Ranger's evaporation.
+// DB is the underlying database: an escape hatch whose schema is not a
+// stable API. Callers use the typed methods (Heat, Deposit, ClearScope, …).
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Heat reads min(1, persistent + 0.5·session) for ids, rounded to four
