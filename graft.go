@@ -396,7 +396,7 @@ func (g *grafting) checkFinal() error {
 // commit stamps updated, syncs the summary into the indexes, and writes
 // everything in one commit. It returns the ids of the files written.
 func (g *grafting) commit(ctx context.Context, t *txn) (string, []string, error) {
-	touched := g.v.newTouchSet()
+	touched := newTouchSet(g.v)
 	g.n.Front.Set("updated", touched.today)
 	touched.put(g.n)
 	if g.setsSummary() {

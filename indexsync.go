@@ -23,7 +23,8 @@ type touchSet struct {
 	nodes map[string]*forest.Node
 }
 
-func (v *Vine) newTouchSet() *touchSet {
+// newTouchSet starts the touch set of one write of v.
+func newTouchSet(v *Vine) *touchSet {
 	return &touchSet{v: v, today: v.today(), nodes: map[string]*forest.Node{}}
 }
 
@@ -213,34 +214,12 @@ func entryWithSummary(line, link, id, summary, coverage string) string {
 	return next + old
 }
 
-// branchIDs lists the branch indexes the catalog knows, in id order: the
-// candidates for holding an entry line for a node.
-func (v *Vine) branchIDs(ctx context.Context) ([]string, error) {
-	st, err := v.stmt(ctx, "SELECT id FROM nodes WHERE kind = 'branch' ORDER BY id")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
-}
-
 // propagateSummary writes n's summary into every branch index holding an
 // entry line for n (first match per index) and re-renders each index it
 // changed, all through the touch set so they land in the write's commit.
 func (s *touchSet) propagateSummary(ctx context.Context, n *forest.Node) error {
-	ids, err := s.v.branchIDs(ctx)
+	// Every branch index the catalog knows may hold an entry line for n.
+	ids, err := s.v.cat.Branches(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -260,7 +239,7 @@ func (s *touchSet) propagateSummary(ctx context.Context, n *forest.Node) error {
 
 func (s *touchSet) syncIndex(indexID string, n *forest.Node) error {
 	_, already := s.nodes[indexID]
-	if !already && !s.v.mentionsEntry(indexID, n.ID) {
+	if !already && !s.mentionsEntry(indexID, n.ID) {
 		return nil // most indexes never list the node: skip parsing them
 	}
 	idx, ok, err := s.get(indexID)
@@ -282,8 +261,8 @@ func (s *touchSet) syncIndex(indexID string, n *forest.Node) error {
 // mentionsEntry is a cheap byte scan of an index file for an entry line
 // that could be id's; true when the file cannot be read, so the parse
 // decides.
-func (v *Vine) mentionsEntry(indexID, id string) bool {
-	p, err := v.root.TrustedPath(indexID)
+func (s *touchSet) mentionsEntry(indexID, id string) bool {
+	p, err := s.v.root.TrustedPath(indexID)
 	if err != nil {
 		return true
 	}

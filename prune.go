@@ -83,7 +83,7 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 	if err != nil {
 		return nil, err
 	}
-	p := &pruning{v: v, n: n, touched: v.newTouchSet(), res: &PruneResult{ID: n.ID, Pruned: true}}
+	p := &pruning{v: v, n: n, touched: newTouchSet(v), res: &PruneResult{ID: n.ID, Pruned: true}}
 	if err := p.plan(ctx, anchors); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func TestReindexCatchesUpWithWritesDuringTheRebuild(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := testforest.Fixture(t)
 	v := openT(t, dir, &Options{Now: plantClock})
-	before := v.headFiles()
+	before := v.index.HeadFiles()
 	_, err := v.Call(ctx, "plant", []byte(`{"node": {"id": "concepts/late", "type": "concept", "title": "Late",
 		"summary": "Planted while a rebuild ran.", "parent": "concepts/_index"}}`))
 	require.NoError(t, err)
@@ -29,7 +29,7 @@ func TestReindexCatchesUpWithWritesDuringTheRebuild(t *testing.T) {
 	require.Contains(t, before, "concepts/tide.md")
 	require.NoError(t, v.cat.Upsert(ctx, catalog.Record{ID: "concepts/tide", Kind: "note", Type: "concept", Title: "Tide"}))
 
-	require.NoError(t, v.catchUp(ctx, before))
+	require.NoError(t, v.index.CatchUp(ctx, before))
 	_, ok, err := v.cat.Get(ctx, "concepts/late")
 	require.NoError(t, err)
 	assert.True(t, ok, "the node planted during the rebuild is indexed")

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/fixture"
 )
 
@@ -108,32 +107,6 @@ func TestReindexCancelledMidwayKeepsTheCatalog(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "no half-written cache is left behind")
 	assert.True(t, settles(goroutines), "the parsing goroutines are gone")
-}
-
-func TestParseAheadStopsWhenTheConsumerDoes(t *testing.T) {
-	dir, _ := scaleTestForest(t, 800, false)
-	root, err := forest.NewRoot(dir)
-	require.NoError(t, err)
-	var files []walkedFile
-	_, err = root.Walk(func(id, path string) error { files = append(files, walkedFile{id, path}); return nil })
-	require.NoError(t, err)
-	goroutines := runtime.NumGoroutine()
-	seen := 0
-	for i, p := range parseAhead(context.Background(), files, true, forest.ReadLimits{}) {
-		require.Equal(t, seen, i)
-		require.NoError(t, p.err)
-		require.Equal(t, files[i].id, p.rec.ID)
-		if seen++; seen == 100 {
-			break
-		}
-	}
-	assert.Equal(t, 100, seen)
-	assert.True(t, settles(goroutines), "workers and feeder end with the loop")
-
-	var none []walkedFile
-	for range parseAhead(context.Background(), none, true, forest.ReadLimits{}) {
-		t.Fatal("nothing to parse yields nothing")
-	}
 }
 
 // settles waits up to five seconds for the goroutine count to fall back

@@ -68,7 +68,7 @@ func (v *Vine) Transplant(ctx context.Context, id, newID string) (*TransplantRes
 	if err != nil {
 		return nil, err
 	}
-	tp := &transplanting{v: v, old: n, dst: dst, touched: v.newTouchSet()}
+	tp := &transplanting{v: v, old: n, dst: dst, touched: newTouchSet(v)}
 	if err := tp.checkPayload(ctx); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/recovery"
 )
 
 // fileMoves carries the files outside git that travel with a write
@@ -103,7 +104,7 @@ func commitMoving(ctx context.Context, t *txn, m *fileMoves, subject string) (st
 
 // sqliteSidecars are the files SQLite may keep beside a database; they
 // belong to the payload and travel with it.
-var sqliteSidecars = []string{"-wal", "-shm", "-journal"}
+var sqliteSidecars = recovery.Sidecars
 
 // payloadOnDisk is the file a node's local payload names, by its lexical
 // path: when the payload is a symlink the link travels, never the file it

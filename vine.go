@@ -17,6 +17,8 @@ import (
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/recovery"
+	"github.com/monkeyllm/vine/internal/reindex"
 	"github.com/monkeyllm/vine/payload"
 	"github.com/monkeyllm/vine/trails"
 )
@@ -136,6 +138,9 @@ type Vine struct {
 	lockWait time.Duration
 	journal  *journal.Log // the writer's intent log; nil when read-only
 
+	index     *reindex.Indexer    // keeps the catalog in step with the files
+	recoverer *recovery.Recoverer // settles a dead writer's write
+
 	recovery    atomic.Pointer[Recovery] // the last repair of a dead writer's write
 	dialectSeen atomic.Value             // the schema file's stamp the dialect was read from
 
@@ -217,6 +222,7 @@ func (v *Vine) open(ctx context.Context) error {
 	}
 	v.cat = cat
 	v.canopy.Attach(cat)
+	v.index, v.recoverer = newUpkeep(v)
 	if v.journal != nil {
 		// A write another process left half-done is repaired before
 		// anything here reads the forest. The lock is taken for that alone:

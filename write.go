@@ -12,6 +12,7 @@ import (
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/recovery"
 )
 
 // WithPrincipal returns a context whose writes carry the commit trailer
@@ -28,7 +29,7 @@ func WithPrincipal(ctx context.Context, principal string) context.Context {
 //
 // Before it touches a file, a txn notes the change in the forest's intent
 // log (internal/journal), so that a writer killed half-way is repaired by
-// the next one (recoverWrite).
+// the next one (recovery.Recoverer).
 type txn struct {
 	v         *Vine
 	op        string
@@ -74,20 +75,20 @@ func (v *Vine) beginWrite(op string) (*txn, func(), error) {
 
 // lockForest takes the forest's writer lock, waiting behind another
 // writer up to lockWait, then repairs a write another process left
-// half-done (recoverWrite) and picks up a dialect another process
+// half-done (recovery.Recoverer) and picks up a dialect another process
 // changed. The caller releases the lock.
 func (v *Vine) lockForest(ctx context.Context) (*forest.Lock, error) {
 	lock, err := forest.AcquireLockWait(ctx, v.root.Dir(), v.lockWait)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := v.recoverWrite(ctx, true)
+	rec, err := v.recoverer.Recover(ctx, true)
 	if err != nil {
 		lock.Release()
 		return nil, err
 	}
 	if rec != nil {
-		v.recovery.Store(rec)
+		v.recovery.Store(recoveryOf(rec))
 	}
 	v.refreshDialect()
 	return lock, nil
@@ -136,7 +137,7 @@ func (t *txn) settle() {
 	if err := j.Close(); err != nil {
 		t.v.log.Error("intent log not closed", "err", err)
 	}
-	if _, err := t.v.recoverWrite(context.Background(), false); err != nil {
+	if _, err := t.v.recoverer.Recover(context.Background(), false); err != nil {
 		t.v.log.Error("a failed write could not be fully undone; the next open retries", "op", t.op, "err", err)
 	}
 }
@@ -269,33 +270,10 @@ func (t *txn) rollback() error {
 	return errors.Join(errs...)
 }
 
-// tempPattern names writeAtomic's temporary files; a repair sweeps them.
-const tempPattern = ".vine-*.tmp"
-
 // writeAtomic replaces path with data through a temporary file and a
-// rename, so a reader never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern)
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
-}
+// rename, so a reader never sees half a file; a repair sweeps the
+// temporary files a killed writer left (recovery.TempPattern).
+func writeAtomic(path string, data []byte) error { return recovery.WriteAtomic(path, data) }
 
 // firstMissing returns the outermost ancestor of dir (or dir itself) that
 // does not exist yet, or "" when dir exists.

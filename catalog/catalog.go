@@ -292,10 +292,14 @@ func (c *Catalog) Close() error {
 	return errors.Join(errs...)
 }
 
-// DB returns the reader pool, for read primitives built on top of the
-// catalog. Its connections are query_only: a write through it fails. Prepare
-// hot statements once (DB.PrepareContext) and reuse them; database/sql keeps
-// one prepared copy per connection.
+// DB returns the reader pool: an escape hatch for the root package's read
+// primitives, which keep their own SQL. The schema behind it is not a stable
+// API: other packages read through the typed methods (Get, Search, Branches,
+// EdgeDegrees, …) and ask for a new one rather than query tables directly; a
+// test in the module root refuses a new caller. Its connections are
+// query_only: a write through it fails. Prepare hot statements once
+// (DB.PrepareContext) and reuse them; database/sql keeps one prepared copy
+// per connection.
 func (c *Catalog) DB() *sql.DB { return c.reader }
 
 // ReadOnly reports whether the catalog was opened read-only.

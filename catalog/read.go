@@ -52,6 +52,7 @@ type readStmts struct {
 	empty         *sql.Stmt
 	probe         *sql.Stmt
 	match         *sql.Stmt
+	branches      *sql.Stmt // every write that changes a summary lists them
 }
 
 func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map[string]bool) error {
@@ -74,6 +75,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 		{&s.generation, "catalog_meta", "SELECT value FROM catalog_meta WHERE key = 'generation'"},
 		{&s.empty, "nodes", "SELECT NOT EXISTS (SELECT 1 FROM nodes)"},
 		{&s.probe, "nodes", "SELECT title FROM nodes WHERE title <> '' ORDER BY rowid LIMIT 16"},
+		{&s.branches, "nodes", "SELECT id FROM nodes WHERE kind = 'branch' ORDER BY id"},
 		// The shape RankExpr documents for locate.
 		{&s.match, "nodes_fts", "SELECT n.id, f.rank FROM (SELECT rowid, " + RankExpr + " AS rank FROM nodes_fts " +
 			"WHERE nodes_fts MATCH ? ORDER BY rank LIMIT 25) AS f JOIN nodes AS n ON n.rowid = f.rowid ORDER BY f.rank"},
@@ -92,7 +94,7 @@ func (s *readStmts) prepare(ctx context.Context, db *sql.DB, have map[string]map
 
 func (s *readStmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.get, s.getMany, s.movedTo, s.inEdges, s.inDegree, s.inEdgesSample, s.stats, s.generation, s.empty, s.probe, s.match} {
+	for _, st := range []*sql.Stmt{s.get, s.getMany, s.movedTo, s.inEdges, s.inDegree, s.inEdgesSample, s.stats, s.generation, s.empty, s.probe, s.match, s.branches} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

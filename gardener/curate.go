@@ -207,25 +207,20 @@ func (r *run) candidates(ctx context.Context, d *Draft) []Candidate {
 	if match == "" {
 		return nil
 	}
-	rows, err := r.c.v.Catalog().DB().QueryContext(ctx, `SELECT n.id, n.kind, n.title, n.summary FROM (
-		SELECT rowid, `+catalog.RankExpr+` AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?) AS f
-		JOIN nodes AS n ON n.rowid = f.rowid ORDER BY f.rank`, match, candidateScanRows)
+	found, err := r.c.v.Catalog().Search(ctx, match, candidateScanRows)
 	if err != nil {
 		return nil // no candidates is a valid list; the draft still lands
 	}
-	defer rows.Close()
 	var out []Candidate
-	for rows.Next() && len(out) < maxCandidates {
-		var c Candidate
-		var kind string
-		if rows.Scan(&c.ID, &kind, &c.Title, &c.Summary) != nil {
-			return out
+	for _, m := range found {
+		if len(out) == maxCandidates {
+			break
 		}
-		if kind == "branch" || c.ID == d.ID || c.ID == d.Parent || forest.IsSystem(c.ID) ||
-			r.c.opt.CandidateFilter != nil && !r.c.opt.CandidateFilter(c.ID) {
+		if m.Kind == "branch" || m.ID == d.ID || m.ID == d.Parent || forest.IsSystem(m.ID) ||
+			r.c.opt.CandidateFilter != nil && !r.c.opt.CandidateFilter(m.ID) {
 			continue
 		}
-		out = append(out, c)
+		out = append(out, Candidate{ID: m.ID, Title: m.Title, Summary: m.Summary})
 	}
 	return out
 }

@@ -83,18 +83,16 @@ func (g *Gardener) Rollup(ctx context.Context, opt RollupOptions) (*RollupReport
 
 // rollupScope lists the branches to roll up, deepest first, then by id.
 func (c core) rollupScope(ctx context.Context, all bool) ([]string, error) {
-	rows, err := c.v.Catalog().DB().QueryContext(ctx,
-		`SELECT id FROM nodes WHERE kind = 'branch' AND (? OR source = 'ingest')`, all)
+	source := "ingest"
+	if all {
+		source = ""
+	}
+	listed, err := c.v.Catalog().Branches(ctx, source)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+	for _, id := range listed {
 		if !forest.IsSystem(id) {
 			ids = append(ids, id)
 		}
@@ -106,7 +104,7 @@ func (c core) rollupScope(ctx context.Context, all bool) ([]string, error) {
 		}
 		return ids[i] < ids[j]
 	})
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // rollOne rolls up one branch.

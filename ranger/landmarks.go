@@ -96,22 +96,8 @@ func (r *Ranger) landmarkLines(ctx context.Context) ([]string, error) {
 // destination (A.2, H.3): typed edges only, since folder placement is not
 // an edge. Ids may be link targets that are not nodes.
 func (r *Ranger) degrees(ctx context.Context) (map[string]int, error) {
-	rows, err := r.v.Catalog().DB().QueryContext(ctx,
-		`SELECT id, count(*) FROM (SELECT src AS id FROM edges UNION ALL SELECT dst FROM edges) GROUP BY id`)
+	deg, err := r.v.Catalog().EdgeDegrees(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("ranger: edge degrees: %w", err)
-	}
-	defer rows.Close()
-	deg := map[string]int{}
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("ranger: edge degrees: %w", err)
-		}
-		deg[id] = n
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("ranger: edge degrees: %w", err)
 	}
 	return deg, nil

@@ -67,7 +67,8 @@ func (s *Store) Close() error {
 	return errors.Join(s.hotRows.Close(), s.db.Close())
 }
 
-// DB is the underlying database, for the Ranger's evaporation.
+// DB is the underlying database: an escape hatch whose schema is not a
+// stable API. Callers use the typed methods (Heat, Deposit, ClearScope, …).
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Heat reads min(1, persistent + 0.5·session) for ids, rounded to four
@@ -233,6 +234,16 @@ func (s *Store) Rekey(ctx context.Context, oldID, newID string) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// ClearScope deletes every heat row of scope ("" = persistent heat): what
+// a caller that ran its own session does to drop that session's trails
+// without closing the handle's.
+func (s *Store) ClearScope(ctx context.Context, scope string) error {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM heat WHERE scope = ?", scope); err != nil {
+		return fmt.Errorf("trails: clear scope: %w", err)
+	}
+	return nil
 }
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

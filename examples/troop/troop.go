@@ -249,7 +249,7 @@ func (tr *Troop) settle(ctx context.Context, res *Result) error {
 			return err
 		}
 	}
-	if _, err := tr.Forest.Trails().DB().ExecContext(ctx, `DELETE FROM heat WHERE scope = ?`, res.Session); err != nil {
+	if err := tr.Forest.Trails().ClearScope(ctx, res.Session); err != nil {
 		return fmt.Errorf("troop: clear session heat: %w", err)
 	}
 	_, err := tr.Forest.CloseSession(ctx, false, nil)

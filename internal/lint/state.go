@@ -1,4 +1,4 @@
-package vine
+package lint
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // lintListings checks the branch indexes against the nodes: an entry
 // naming no node, a node listed by two indexes, and a transplanted node
 // whose old file still exists (the same node present twice).
-func (v *Vine) lintListings(rep *Report, nodes []*forest.Node, ids map[string]bool) {
+func lintListings(rep *Report, nodes []*forest.Node, ids map[string]bool) {
 	listedBy := map[string]string{}
 	for _, n := range nodes {
 		if !forest.IsIndex(n.ID) {
@@ -67,8 +67,12 @@ func movedFrom(n *forest.Node) []string {
 
 // lintHead compares the node files with HEAD: a file no commit holds, a
 // file changed since HEAD, and a file HEAD holds that is gone.
-func (v *Vine) lintHead(rep *Report, blobs map[string]string) error {
-	repo, err := v.gitRepo()
+func (l *Linter) lintHead(rep *Report, blobs map[string]string) error {
+	if l.cfg.Repo == nil {
+		rep.add(forest.RootIndexID, "warning", "no git repository of its own: the files were not compared with HEAD")
+		return nil
+	}
+	repo, err := l.cfg.Repo()
 	if err != nil {
 		rep.add(forest.RootIndexID, "warning", "no git repository of its own: the files were not compared with HEAD")
 		return nil
@@ -97,11 +101,11 @@ func (v *Vine) lintHead(rep *Report, blobs map[string]string) error {
 
 // lintCatalog compares the derived catalog with the node files; reindex
 // repairs any difference.
-func (v *Vine) lintCatalog(ctx context.Context, rep *Report, blobs map[string]string) error {
-	if v.cat == nil {
+func (l *Linter) lintCatalog(ctx context.Context, rep *Report, blobs map[string]string) error {
+	if l.cfg.Catalog == nil {
 		return nil
 	}
-	ids, err := v.cat.IDs(ctx)
+	ids, err := l.cfg.Catalog.IDs(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,73 @@
+package recovery
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/gitops"
+	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/testforest"
+)
+
+// TestUndoPutsTheForestBackAsHeadHasIt: a write that died before its
+// commit is undone file by file, its new payload, folder and temporary
+// files removed, and the intent log discarded.
+func TestUndoPutsTheForestBackAsHeadHasIt(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := testforest.Fixture(t)
+	repo, err := gitops.Open(dir)
+	require.NoError(t, err)
+	root, err := forest.NewRoot(dir)
+	require.NoError(t, err)
+	head, err := repo.Head()
+	require.NoError(t, err)
+	tide := filepath.Join(dir, "concepts", "tide.md")
+	want, err := os.ReadFile(tide)
+	require.NoError(t, err)
+
+	j := journal.New(repo.GitDir())
+	require.NoError(t, j.Begin("graft", head))
+	require.NoError(t, j.Note(journal.Record{Kind: journal.Put, Path: "concepts/tide.md"}))
+	require.NoError(t, os.WriteFile(tide, []byte("half a write"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "concepts", ".vine-123.tmp"), nil, 0o644))
+	require.NoError(t, j.Note(journal.Record{Kind: journal.Dir, Path: "fresh"}))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "fresh"), 0o755))
+	require.NoError(t, j.Note(journal.Record{Kind: journal.Born, Path: "fresh/data.db"}))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fresh", "data.db"), []byte("x"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fresh", "data.db-wal"), []byte("x"), 0o644))
+	require.NoError(t, j.Close())
+
+	complete := func(context.Context, []string, []string) (int, int, error) {
+		t.Fatal("a write that did not land is not completed")
+		return 0, 0, nil
+	}
+	res, err := New(j, repo, root, complete, nil).Recover(ctx, false)
+	require.NoError(t, err)
+	require.NotNil(t, res)
+	assert.Equal(t, "graft", res.Op)
+	assert.False(t, res.Completed)
+	assert.Equal(t, head, res.Head)
+	got, err := os.ReadFile(tide)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.NoDirExists(t, filepath.Join(dir, "fresh"))
+	assert.NoFileExists(t, filepath.Join(dir, "concepts", ".vine-123.tmp"))
+	assert.Len(t, res.Actions, 4, "%q", res.Actions)
+
+	again, err := New(j, repo, root, complete, nil).Recover(ctx, false)
+	require.NoError(t, err)
+	assert.Nil(t, again, "the log is discarded once settled")
+}
+
+// TestNilRecovererHasNothingToRepair: a read-only forest has no journal.
+func TestNilRecovererHasNothingToRepair(t *testing.T) {
+	res, err := New(nil, nil, forest.Root{}, nil, nil).Recover(context.Background(), true)
+	require.NoError(t, err)
+	assert.Nil(t, res)
+}
