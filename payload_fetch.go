@@ -16,7 +16,7 @@ import (
 )
 
 // defaultFetcher is shared by every Vine opened without a Fetcher, so the
-// S3 client is configured from the environment once per process.
+// S3 client is built once per process.
 var defaultFetcher = sync.OnceValue(func() payload.Fetcher { return payload.DefaultRegistry() })
 
 // payloadFetcher is the fetcher of this forest's remote payloads.

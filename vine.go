@@ -71,7 +71,9 @@ type Options struct {
 
 	// Fetcher brings remote payloads (payload: s3://..., file://...) into
 	// the forest's payload cache on first read (G.9). Nil means
-	// payload.DefaultRegistry(): file:// and s3:// (MONKEYLLM_S3_ENDPOINT).
+	// payload.DefaultRegistry(): file://, and s3:// at AWS. The engine
+	// reads no environment: a host that points s3:// at another store
+	// passes its own (adapters/cli/vine does, from MONKEYLLM_S3_ENDPOINT).
 	Fetcher payload.Fetcher
 
 	// Embedder, when set, is the forest's embedder for the vector layer

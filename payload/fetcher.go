@@ -38,8 +38,10 @@ func Scheme(uri string) string {
 type Registry map[string]Fetcher
 
 // DefaultRegistry serves file:// with an unconfined [FileFetcher] and
-// s3:// with an [S3Fetcher] configured from the environment on first use
-// (see [S3ConfigFromEnv]).
+// s3:// with the zero [S3Fetcher] (AWS S3). It reads no environment: a
+// host that points s3:// elsewhere replaces the entry with
+// [NewS3Fetcher] of its own [S3Config], as adapters/cli/vine does from
+// MONKEYLLM_S3_ENDPOINT and AWS_REGION.
 func DefaultRegistry() Registry {
 	return Registry{"file": FileFetcher{}, "s3": &S3Fetcher{}}
 }

@@ -75,7 +75,7 @@ type ingestRun struct {
 
 func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*ingestRun, error) {
 	r := &ingestRun{mode: mode, flags: f, e: e, bar: newProgressBar(e.stderr)}
-	v, err := vine.Open(ctx, f.forest, &vine.Options{ReadOnly: f.dry, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, f.forest, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: f.dry, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if !ok {
 		return exitUsage
 	}
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Logger: cliLogger(stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(stderr)})
 	if err != nil {
 		return fail(stdout, stderr, "validate", err)
 	}
@@ -85,7 +85,7 @@ func cmdReindex(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	bar := newProgressBar(stderr)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update, SkipAutoIndex: true, Logger: cliLogger(stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Progress: bar.update, SkipAutoIndex: true, Logger: cliLogger(stderr)})
 	if err != nil {
 		return fail(stdout, stderr, "reindex", err)
 	}
@@ -118,7 +118,7 @@ func cmdCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	sig, known := vine.LookupSignature(name)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: known && sig.ReadOnly, Logger: cliLogger(stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: known && sig.ReadOnly, Logger: cliLogger(stderr)})
 	if err != nil {
 		return fail(stdout, stderr, name, err)
 	}

@@ -3,6 +3,18 @@
 // Run "vine help" for the list of commands. call prints the primitive's
 // JSON result and exits 0, or prints its envelope {"error":{...}} and exits
 // 1. validate exits 1 when the forest has errors. Usage mistakes exit 2.
+//
+// The engine's packages read no environment; the command reads these
+// variables and passes their values to the engine:
+//
+//   - MONKEYLLM_S3_ENDPOINT: the S3-compatible store s3:// payloads are
+//     fetched from (AWS S3 when unset), as a URL or host[:port];
+//     AWS_REGION or AWS_DEFAULT_REGION its signing region. Keys come from
+//     the standard AWS chain (AWS_ACCESS_KEY_ID, the shared credentials
+//     file, the instance role).
+//
+// The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
+// MONKEYLLM_STATION_* settings), and the canopy command its embedder's.
 package main
 
 import (
