@@ -5,12 +5,20 @@ import (
 	"io"
 	"os"
 
+	"github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/payload"
 )
 
 // The engine's packages read no environment: the command reads the
 // variables that configure them and passes the values on (see the package
 // doc for the list).
+
+// configureFromEnv hands the process-wide engine settings to their
+// packages, once per command, so a variable changed between commands of
+// one process (the tests) is read anew.
+func configureFromEnv() {
+	harvest.SetMaxK(os.Getenv(harvest.MaxKEnv))
+}
 
 // payloadFetcher is the fetcher of remote payloads for a forest the
 // command opens: file:// unconfined, s3:// at the store

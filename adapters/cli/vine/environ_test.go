@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/harvest"
+	"github.com/monkeyllm/vine/internal/testforest"
 	"github.com/monkeyllm/vine/payload"
 )
 
@@ -43,3 +46,22 @@ func TestS3SettingsFromTheEnvironment(t *testing.T) {
 	assert.ErrorContains(t, err, payload.EnvS3Endpoint, "a malformed endpoint fails the fetch, naming the variable")
 }
 
+// TestHarvestCapFromTheEnvironment: MONKEYLLM_HARVEST_MAX_K reaches the
+// harvest composite through the command, read anew for every command; a
+// malformed cap is refused by the sweep, naming the variable.
+func TestHarvestCapFromTheEnvironment(t *testing.T) {
+	t.Cleanup(func() { harvest.SetMaxK("") })
+	dir, _ := testforest.Fixture(t)
+	t.Setenv(harvest.MaxKEnv, "1")
+	code, out, _ := runCLI(t, "", "call", "harvest", "--forest", dir, `{"query": "cooperative members", "k": 5}`)
+	require.Equal(t, exitOK, code, out)
+	var res harvest.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Len(t, res.Results, 1, "k 5 under cap 1")
+
+	t.Setenv(harvest.MaxKEnv, "banana")
+	code, out, _ = runCLI(t, "", "call", "harvest", "--forest", dir, `{"query": "cooperative members"}`)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, out, `"E_SCHEMA"`)
+	assert.Contains(t, out, harvest.MaxKEnv)
+}

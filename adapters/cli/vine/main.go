@@ -12,6 +12,9 @@
 //     AWS_REGION or AWS_DEFAULT_REGION its signing region. Keys come from
 //     the standard AWS chain (AWS_ACCESS_KEY_ID, the shared credentials
 //     file, the instance role).
+//   - MONKEYLLM_HARVEST_MAX_K: the operator's cap on harvest's k (default
+//     5); a value that is not an integer >= 1 makes every sweep answer
+//     E_SCHEMA.
 //
 // The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
 // MONKEYLLM_STATION_* settings), and the canopy command its embedder's.
@@ -104,6 +107,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	name, rest := args[0], args[1:]
+	configureFromEnv()
 	if c, ok := commands[name]; ok {
 		return c.run(ctx, rest, env{stdin: stdin, stdout: stdout, stderr: stderr})
 	}
