@@ -27,6 +27,7 @@ import (
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/payload"
 	"github.com/monkeyllm/vine/trails"
 )
@@ -133,8 +134,9 @@ type Vine struct {
 	readLimits    forest.ReadLimits // bound on reading one node file
 	observer      Observer
 	heatSource    HeatSource
-	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
-	sqlLimits     sqlLimits       // memory limits of query and tend
+	fetcher       payload.Fetcher     // nil: payload.DefaultRegistry()
+	place         *payloadplace.Place // the payloads: rule, identity, G.9 cache
+	sqlLimits     sqlLimits           // memory limits of query and tend
 
 	trails  *trails.Store  // heat (Part D)
 	tracer  *trails.Tracer // one event per call
@@ -228,6 +230,7 @@ func (v *Vine) open(ctx context.Context) error {
 		return fmt.Errorf("vine: open catalog: %w", err)
 	}
 	v.cat = cat
+	v.place = payloadplace.New(v.root, cat, v.fetcher, v.now)
 	v.canopy.attach(cat)
 	if v.journal != nil {
 		// A write another process left half-done is repaired before
