@@ -346,7 +346,7 @@ func (v *Vine) coveragePayloads(ctx context.Context, rep *CoverageReport, roots 
 		if err := rows.Scan(&root, &id, &payload); err != nil {
 			return err
 		}
-		if coverageRemotePayload.MatchString(payload) || v.statPayload(ctx, id, payload).present {
+		if coverageRemotePayload.MatchString(payload) || v.place.Stat(payloadScope(ctx), id, payload).Present {
 			continue
 		}
 		rep.PayloadsMissing++

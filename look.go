@@ -2,12 +2,9 @@ package vine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"maps"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -613,8 +610,8 @@ func (v *Vine) digestPayload(ctx context.Context, rec catalog.Record, d *Digest,
 			d.keys.add(dkNotes)
 		}
 	}
-	facts := v.statPayload(ctx, rec.ID, rec.Payload)
-	if facts.missing() {
+	facts := v.place.Stat(payloadScope(ctx), rec.ID, rec.Payload)
+	if facts.Missing() {
 		d.PayloadMissing = true
 		d.keys.add(dkPayloadMissing) // survives fields: it explains an absent field
 		return notesClipped, nil
@@ -624,8 +621,8 @@ func (v *Vine) digestPayload(ctx context.Context, rec catalog.Record, d *Digest,
 			d.PayloadType = rec.PayloadType
 			d.keys.add(dkPayloadType)
 		}
-		if want.has("payload_bytes") && facts.present {
-			d.PayloadBytes = facts.size
+		if want.has("payload_bytes") && facts.Present {
+			d.PayloadBytes = facts.Size
 			d.keys.add(dkPayloadBytes)
 		}
 		return notesClipped, nil
@@ -634,7 +631,7 @@ func (v *Vine) digestPayload(ctx context.Context, rec catalog.Record, d *Digest,
 	if rec.PayloadType != "sqlite" || (!wantQM && !wantRows) {
 		return notesClipped, nil
 	}
-	file := v.datasetPayloadFile(ctx, rec, facts)
+	file := v.place.Local(payloadScope(ctx), "look", rec, facts)
 	if file == "" {
 		return notesClipped, nil
 	}
@@ -645,7 +642,7 @@ func (v *Vine) digestPayload(ctx context.Context, rec catalog.Record, d *Digest,
 func (v *Vine) digestDataset(ctx context.Context, rec catalog.Record, d *Digest, file string, wantQM, wantRows bool, b *lazyBody) error {
 	m, err := datasetMaps.get(file, rec.PayloadHash)
 	if err == nil {
-		m, err = m.granted(file, v.grantedTables(ctx, sqlHost{}, rec).tables)
+		m, err = m.granted(file, withGrants(ctx, v.place, sqlHost{}, rec).tables)
 	}
 	if err != nil {
 		// An unreadable payload is not the caller's mistake and must not
@@ -824,25 +821,6 @@ func errBatchSize(primitive string, n, limit int) error {
 	return envelope.Errorf(envelope.Schema,
 		"%s: parameter 'id' lists %d ids; a batch takes at most %d", primitive, n, limit).
 		WithHint("split the list into calls of at most " + strconv.Itoa(limit) + " ids")
-}
-
-// datasetPayloadFile is the local file holding a dataset's payload: the file
-// itself, or for a remote URI the G.9 cache copy a fetch left in
-// _derived/payloads (a read never downloads). "" when there is none.
-func (v *Vine) datasetPayloadFile(ctx context.Context, rec catalog.Record, f payloadFacts) string {
-	if f.present {
-		return f.path
-	}
-	if !f.remote || v.remoteFollowed(ctx, "look", rec.ID, rec.Payload) != nil {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(rec.Payload))
-	name := hex.EncodeToString(sum[:])[:16] + "-" + path.Base(rec.Payload)
-	p := filepath.Join(v.root.Dir(), forest.DerivedDir, "payloads", name)
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-		return p
-	}
-	return ""
 }
 
 // datasetMap is what look reads from a SQLite payload.

@@ -2,7 +2,9 @@ package vine
 
 import (
 	"context"
+	"database/sql"
 
+	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/payload"
 )
 
@@ -20,9 +22,6 @@ type PrefetchResult struct {
 	Errors []string `json:"errors"`
 }
 
-// prefetchTarget is one node with a remote payload.
-type prefetchTarget struct{ id, uri, hash string }
-
 // Prefetch brings every remote payload under scope into the payload cache
 // (G.9 rule 5), so the first query of a cold dataset does not pay the
 // download. scope is a branch (x, x/ or x/_index), one node id, or ""
@@ -38,57 +37,6 @@ func (v *Vine) Prefetch(ctx context.Context, scope string) (*PrefetchResult, err
 	if err != nil {
 		return nil, err
 	}
-	targets, err := v.remotePayloads(ctx, prefix)
-	if err != nil {
-		return nil, err
-	}
-	res := &PrefetchResult{Scope: scope, Fetched: []string{}, Errors: []string{}}
-	if res.Scope == "" {
-		res.Scope = "_index"
-	}
-	cache := v.payloads()
-	for i, t := range targets {
-		v.prefetchProgress(i, len(targets))
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		_, fetched, err := cache.Get(ctx, t.uri, t.hash)
-		switch {
-		case err != nil:
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			res.Errors = append(res.Errors, t.id+": "+prefetchMessage(t, err))
-		case fetched:
-			res.Fetched = append(res.Fetched, t.id)
-		default:
-			res.AlreadyLocal++
-		}
-	}
-	v.prefetchProgress(len(targets), len(targets))
-	return res, nil
-}
-
-// prefetchMessage is the message a caller sees for one failed payload:
-// the envelope's text for a refusal, the error itself otherwise (prefetch
-// is a host operation, so no caller is shielded from the detail).
-func prefetchMessage(t prefetchTarget, err error) string {
-	refusal := fetchRefusal("prefetch", t.id, t.uri, err)
-	if e, ok := refusal.(*Error); ok {
-		return e.Message
-	}
-	return err.Error()
-}
-
-func (v *Vine) prefetchProgress(done, total int) {
-	if v.progress != nil {
-		v.progress(Progress{Op: "prefetch", Done: done, Total: total})
-	}
-}
-
-// remotePayloads lists the nodes under prefix (as scopePrefix returns it)
-// whose payload is a URI, in id order.
-func (v *Vine) remotePayloads(ctx context.Context, prefix string) ([]prefetchTarget, error) {
 	where, args := scopeIDSQL(prefix)
 	where, args = andScope(ctx, "id", where, args)
 	st, err := v.stmt(ctx, "SELECT id, payload, coalesce(payload_hash, '') FROM nodes "+
@@ -96,18 +44,39 @@ func (v *Vine) remotePayloads(ctx context.Context, prefix string) ([]prefetchTar
 	if err != nil {
 		return nil, err
 	}
+	targets, err := remotePayloads(ctx, st, args)
+	if err != nil {
+		return nil, err
+	}
+	var progress func(done, total int)
+	if v.progress != nil {
+		progress = func(done, total int) { v.progress(Progress{Op: "prefetch", Done: done, Total: total}) }
+	}
+	got, err := v.place.Prefetch(ctx, targets, progress)
+	if err != nil {
+		return nil, err
+	}
+	if scope == "" {
+		scope = "_index"
+	}
+	return &PrefetchResult{Scope: scope, Fetched: got.Fetched, AlreadyLocal: got.AlreadyLocal, Errors: got.Errors}, nil
+}
+
+// remotePayloads reads the nodes st lists (id, payload, payload_hash)
+// whose payload is a URI, in the statement's order.
+func remotePayloads(ctx context.Context, st *sql.Stmt, args []any) ([]payloadplace.Target, error) {
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []prefetchTarget
+	var out []payloadplace.Target
 	for rows.Next() {
-		var t prefetchTarget
-		if err := rows.Scan(&t.id, &t.uri, &t.hash); err != nil {
+		var t payloadplace.Target
+		if err := rows.Scan(&t.ID, &t.URI, &t.Hash); err != nil {
 			return nil, err
 		}
-		if payload.IsRemote(t.uri) {
+		if payload.IsRemote(t.URI) {
 			out = append(out, t)
 		}
 	}

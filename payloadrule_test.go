@@ -345,17 +345,3 @@ func TestTableGrantFollowsThePayloadFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, d.QueryManual.Tables, "vault")
 }
-
-func TestIntersectTables(t *testing.T) {
-	tests := []struct {
-		lists [][]string
-		want  []string
-	}{
-		{[][]string{{"a", "b"}}, []string{"a", "b"}},
-		{[][]string{{"a", "b"}, {"B", "c"}}, []string{"b"}},
-		{[][]string{{"a"}, {"b"}}, []string{noTable}},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, intersectTables(tt.lists), "%v", tt.lists)
-	}
-}

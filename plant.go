@@ -15,8 +15,8 @@ import (
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/internal/trust"
-	"github.com/monkeyllm/vine/payload"
 )
 
 // MaxBatchPlant is the most nodes one batch plant takes (C.7.4).
@@ -293,10 +293,10 @@ func (p *plan) rehearse(ctx context.Context, spec NodeSpec, opt plantOptions, al
 	if add(p.v.checkPayloadBirth(spec)) {
 		return nil, false, problems
 	}
-	if add(p.v.checkPayloadPlace(ctx, spec)) {
+	if add(checkPayloadPlace(ctx, p.v.place, spec)) {
 		return nil, false, problems
 	}
-	if n.Type() == "media" && !opt.adopted && add(p.v.checkMediaPayload(ctx, spec)) {
+	if n.Type() == "media" && !opt.adopted && add(checkMediaPayload(ctx, p.v.place, spec)) {
 		return nil, false, problems
 	}
 	if len(problems) > 0 {
@@ -395,43 +395,30 @@ func (p *plan) checkParent(ctx context.Context, spec NodeSpec) error {
 
 // checkMediaPayload (C.7.5): a media node from the wire must name a payload
 // inside the forest that exists, before the first write.
-func (v *Vine) checkMediaPayload(ctx context.Context, spec NodeSpec) error {
+func checkMediaPayload(ctx context.Context, place *payloadplace.Place, spec NodeSpec) error {
 	hint := "store the bytes first (ingest mode upload, files: [{name, b64}]), then plant the media node naming them"
 	if spec.Payload == "" {
 		return envelope.New(envelope.Schema, "plant: a media node needs a payload naming its file", hint)
 	}
-	if f := v.statPayload(ctx, spec.ID, spec.Payload); !f.present {
+	if f := place.Stat(payloadScope(ctx), spec.ID, spec.Payload); !f.Present {
 		return envelope.New(envelope.Schema, "plant: payload not found: "+spec.Payload, hint)
 	}
 	return nil
 }
 
 // checkPayloadPlace applies the payload rule to a passport's payload at
-// write time, as every read applies it again (a policy may change after
-// the write): a local name must stay in the node's folder, also once
-// symlinks are resolved, and under a policy lie where the caller may
-// write; a file:// URI needs a confined fetcher under a policy. A born
-// dataset's name is checked by payloadName.
-func (v *Vine) checkPayloadPlace(ctx context.Context, spec NodeSpec) error {
-	name := spec.Payload
-	switch {
-	case name == "" || len(spec.Schema) > 0:
+// write time (payloadplace.Place.CheckWrite); a payload the caller's
+// grant cannot reach is refused as out of grant. A born dataset's name is
+// checked by payloadName.
+func checkPayloadPlace(ctx context.Context, place *payloadplace.Place, spec NodeSpec) error {
+	if len(spec.Schema) > 0 {
 		return nil
-	case payload.IsRemote(name):
-		return v.remoteFollowed(ctx, "plant", spec.ID, name)
 	}
-	pf, err := v.root.Payload(spec.ID, name)
-	if err != nil {
-		var pe *forest.PayloadError
-		if errors.As(err, &pe) {
-			return envelope.New(envelope.Schema, "plant: "+pe.Error(), forest.PayloadRule).With("field", "payload")
-		}
-		return err
+	err := place.CheckWrite(payloadScope(ctx), "plant", spec.ID, spec.Payload)
+	if errors.Is(err, payloadplace.ErrHidden) {
+		return scopeOf(ctx).outOfGrant("plant", "payload", spec.Payload)
 	}
-	if s := scopeOf(ctx); !s.in(pf.Rel) || !s.in(lexicalPayloadRel(spec.ID, name)) {
-		return s.outOfGrant("plant", "payload", name)
-	}
-	return nil
+	return err
 }
 
 // stage adds the node and its parent-index entry to the plan.
@@ -486,7 +473,7 @@ func rerenderIndex(n *forest.Node, today string) {
 func (p *plan) apply(ctx context.Context, t *txn, subject string) (string, error) {
 	for _, b := range p.births {
 		name, _ := payloadName(b.spec)
-		if err := t.note(journal.Born, lexicalPayloadRel(b.spec.ID, name), ""); err != nil {
+		if err := t.note(journal.Born, payloadplace.LexicalRel(b.spec.ID, name), ""); err != nil {
 			p.v.unbear(p.births)
 			return "", err
 		}

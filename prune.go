@@ -207,7 +207,7 @@ func (p *pruning) plan(ctx context.Context, anchors []Anchor) error {
 func (p *pruning) findBurials(ctx context.Context) {
 	grave := graveyardDir(p.n.ID)
 	graveAbs := filepath.Join(p.v.root.Dir(), filepath.FromSlash(grave))
-	if src, rel, ok := p.v.payloadOnDisk(ctx, p.n); ok {
+	if src, rel, ok := p.v.place.OnDisk(payloadScope(ctx), p.n.ID, p.n.Payload()); ok {
 		name := freeName(graveAbs, path.Base(rel))
 		p.buried = append(p.buried, burial{from: src, to: filepath.Join(graveAbs, name),
 			rel: grave + "/" + name, payload: true})

@@ -79,13 +79,13 @@ func (v *Vine) query(ctx context.Context, id, sqlText string, host sqlHost) (*Ro
 	if err := sqliteDataset("query", rec); err != nil {
 		return nil, err
 	}
-	host = v.grantedTables(ctx, host, rec)
+	host = withGrants(ctx, v.place, host, rec)
 	host.limits = v.sqlLimits
 	st, err := sqlguard.Query(sqlText)
 	if err != nil {
 		return nil, err
 	}
-	file, err := v.datasetPath(ctx, "query", rec, false)
+	file, err := v.place.Dataset(ctx, payloadScope(ctx), "query", rec, false)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/monkeyllm/vine/catalog"
-	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/sqlguard"
 )
@@ -59,35 +58,6 @@ func sqliteDataset(op string, rec catalog.Record) error {
 			fmt.Sprintf("%s: %s is a dataset with payload_type %s, not sqlite", op, rec.ID, got), hint)
 	}
 	return nil
-}
-
-// datasetPath is the local SQLite file behind a dataset (C.5 step 7, C.10
-// step 6). A remote payload is read through the G.9 cache copy, fetched on
-// a miss and checked against payload_hash, and never written (tend
-// refuses it: editing a cached copy would fork the dataset).
-func (v *Vine) datasetPath(ctx context.Context, op string, rec catalog.Record, write bool) (string, error) {
-	if rec.Payload == "" {
-		return "", envelope.New(envelope.NotFound, "payload missing: the passport names no payload",
-			"a dataset's payload frontmatter names its .db file beside the node")
-	}
-	f := v.statPayload(ctx, rec.ID, rec.Payload)
-	if !f.remote {
-		if f.escapes {
-			return "", envelope.New(envelope.NotFound, "payload missing: "+rec.Payload,
-				forest.PayloadRule+"; correct the passport's payload")
-		}
-		if !f.present {
-			return "", envelope.New(envelope.NotFound, "payload missing: "+rec.Payload,
-				"the passport names a file that is not on disk beside the node; restore it or re-ingest the dataset")
-		}
-		return f.path, nil
-	}
-	if write {
-		return "", envelope.New(envelope.QueryForbidden,
-			fmt.Sprintf("tend: %s has a remote payload (%s); tend edits local payloads only", rec.ID, rec.Payload),
-			"datasets are local-first: editing a cached copy would fork it; bring the file into the forest first")
-	}
-	return v.remotePayload(ctx, op, rec)
 }
 
 // openPayload opens a dataset file: read-only twice over for query

@@ -66,13 +66,13 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 	if err := sqliteDataset("tend", rec); err != nil {
 		return nil, err
 	}
-	host = v.grantedTables(ctx, host, rec)
+	host = withGrants(ctx, v.place, host, rec)
 	host.limits = v.sqlLimits
 	st, err := sqlguard.Tend(sqlText)
 	if err != nil {
 		return nil, err
 	}
-	file, err := v.datasetPath(ctx, "tend", rec, true)
+	file, err := v.place.Dataset(ctx, payloadScope(ctx), "tend", rec, true)
 	if err != nil {
 		return nil, err
 	}

@@ -144,7 +144,7 @@ type transplanting struct {
 // checkPayload (check 6): a local payload moves to the same relative place
 // under the new folder, which must be free (§9.12).
 func (tp *transplanting) checkPayload(ctx context.Context) error {
-	src, _, ok := tp.v.payloadOnDisk(ctx, tp.old)
+	src, _, ok := tp.v.place.OnDisk(payloadScope(ctx), tp.old.ID, tp.old.Payload())
 	if !ok {
 		return nil
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/journal"
 	"github.com/monkeyllm/vine/internal/recovery"
 )
@@ -105,18 +104,6 @@ func commitMoving(ctx context.Context, t *txn, m *fileMoves, subject string) (st
 // sqliteSidecars are the files SQLite may keep beside a database; they
 // belong to the payload and travel with it.
 var sqliteSidecars = recovery.Sidecars
-
-// payloadOnDisk is the file a node's local payload names, by its lexical
-// path: when the payload is a symlink the link travels, never the file it
-// points at, which may be another node's. ok is false for remote, escaping
-// or absent payloads.
-func (v *Vine) payloadOnDisk(ctx context.Context, n *forest.Node) (abs, rel string, ok bool) {
-	f := v.statPayload(ctx, n.ID, n.Payload())
-	if !f.present {
-		return "", "", false
-	}
-	return filepath.Join(v.root.Dir(), filepath.FromSlash(f.rel)), f.rel, true
-}
 
 // payloadFiles lists a local payload file and any SQLite sidecars present.
 func payloadFiles(p string) []string {

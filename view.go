@@ -63,38 +63,38 @@ func (v *Vine) View(ctx context.Context, id string) (*ViewResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := v.statPayload(ctx, rec.ID, rec.Payload)
+	f := v.place.Stat(payloadScope(ctx), rec.ID, rec.Payload)
 	switch {
-	case !f.declared:
+	case !f.Declared:
 		return nil, notFound(id)
-	case f.remote:
+	case f.Remote:
 		scheme, _, _ := strings.Cut(rec.Payload, "://")
 		return nil, envelope.Errorf(envelope.Schema,
 			"view: payload of %s is a remote %s:// URI; view reads local files only", rec.ID, scheme).
 			WithHint("fetch it into the forest first with prefetch, then view it")
-	case f.escapes:
+	case f.Escapes:
 		return nil, envelope.Errorf(envelope.Schema, "view: payload escapes its node's folder: %s", rec.ID).
 			WithHint(forest.PayloadRule)
-	case !f.present:
+	case !f.Present:
 		return nil, notFound(id)
 	}
-	mt := MediaTypeOf(f.rel)
+	mt := MediaTypeOf(f.Rel)
 	if !strings.HasPrefix(mt, "image/") {
 		return nil, envelope.Errorf(envelope.Schema,
 			"view: payload of %s is %s, not an image; view serves image/* only", rec.ID, mt).
 			WithHint("read a dataset with query, a document with pick")
 	}
-	if f.size > MaxViewBytes {
+	if f.Size > MaxViewBytes {
 		return nil, envelope.Errorf(envelope.Schema,
-			"view: payload of %s is %d bytes, over the %d-byte (6 MiB) limit", rec.ID, f.size, MaxViewBytes).
+			"view: payload of %s is %d bytes, over the %d-byte (6 MiB) limit", rec.ID, f.Size, MaxViewBytes).
 			WithHint("store a smaller rendition of the image and view that")
 	}
 	// The resolved file: a symlink inside the forest may lead elsewhere in it.
-	rel := f.rel
-	if r, err := filepath.Rel(v.Dir(), f.path); err == nil {
+	rel := f.Rel
+	if r, err := filepath.Rel(v.Dir(), f.Path); err == nil {
 		rel = filepath.ToSlash(r)
 	}
-	return &ViewResult{ID: rec.ID, Path: rel, MediaType: mt, Size: f.size, PayloadHash: rec.PayloadHash}, nil
+	return &ViewResult{ID: rec.ID, Path: rel, MediaType: mt, Size: f.Size, PayloadHash: rec.PayloadHash}, nil
 }
 
 // viewSignature is view's row in the signature table.

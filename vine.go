@@ -17,6 +17,7 @@ import (
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/internal/recovery"
 	"github.com/monkeyllm/vine/internal/reindex"
 	"github.com/monkeyllm/vine/payload"
@@ -63,7 +64,9 @@ type Options struct {
 
 	// Fetcher brings remote payloads (payload: s3://..., file://...) into
 	// the forest's payload cache on first read (G.9). Nil means
-	// payload.DefaultRegistry(): file:// and s3:// (MONKEYLLM_S3_ENDPOINT).
+	// payload.DefaultRegistry(): file://, and s3:// at AWS. The engine
+	// reads no environment: a host that points s3:// at another store
+	// passes its own (adapters/cli/vine does, from MONKEYLLM_S3_ENDPOINT).
 	Fetcher payload.Fetcher
 
 	// Embedder, when set, is the forest's embedder for the vector layer
@@ -123,8 +126,9 @@ type Vine struct {
 	readLimits    forest.ReadLimits // bound on reading one node file
 	observer      Observer
 	heatSource    HeatSource
-	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
-	sqlLimits     sqlLimits       // memory limits of query and tend
+	fetcher       payload.Fetcher     // nil: payload.DefaultRegistry()
+	place         *payloadplace.Place // the payloads: rule, identity, G.9 cache
+	sqlLimits     sqlLimits           // memory limits of query and tend
 
 	trails  *trails.Store  // heat (Part D)
 	tracer  *trails.Tracer // one event per call
@@ -221,6 +225,7 @@ func (v *Vine) open(ctx context.Context) error {
 		return fmt.Errorf("vine: open catalog: %w", err)
 	}
 	v.cat = cat
+	v.place = payloadplace.New(v.root, cat, v.fetcher, v.now)
 	v.canopy.Attach(cat)
 	v.index, v.recoverer = newUpkeep(v)
 	if v.journal != nil {

@@ -3,10 +3,8 @@ package answer
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/monkeyllm/vine"
@@ -214,13 +212,7 @@ func runHarvest(ctx context.Context, v *vine.Vine, q *query) (*harvest.Result, e
 // effectiveK is the sweep's k as harvest caps it: the cap names a sweep
 // in the store, so a raised cap misses cleanly. Harvest has already
 // refused a malformed cap by the time this runs.
-func effectiveK(k int) int {
-	limit := harvest.DefaultMaxK
-	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(harvest.MaxKEnv))); err == nil && n >= 1 {
-		limit = n
-	}
-	return min(max(1, k), limit)
-}
+func effectiveK(k int) int { return min(max(1, k), harvest.MaxK()) }
 
 // floor is the evidence floor (J.10.10): items with content, at or above
 // min_score when set, counted against min_evidence clamped to [0, k].

@@ -316,7 +316,8 @@ func TestSweepKeyComponentsMiss(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, res.Cached)
 	}
-	t.Setenv(harvest.MaxKEnv, "2")
+	harvest.SetMaxK("2")
+	t.Cleanup(func() { harvest.SetMaxK("") })
 	capped, err := a.Sweep(ctx, v, alertQ, Params{K: 10})
 	require.NoError(t, err)
 	assert.True(t, capped.Cached, "under cap 2, k 10 and k 2 are one sweep")

@@ -1,49 +1,29 @@
 package gardener
 
-import "context"
+import "github.com/monkeyllm/vine/convert"
 
-// Converter turns one source file into a Conversion (G.2). Extensions are
-// lowercase with the leading dot (".docx"). A converter that panics is
-// treated as failed, and the next claimant is tried.
-type Converter interface {
-	Extensions() []string
-	Convert(ctx context.Context, path string) (*Conversion, error)
-}
+// Converter turns one source file into a Conversion (G.2). It is an alias
+// of [convert.Converter], the stdlib-only contract a converter author
+// implements without linking the gardener; the name is kept for callers
+// that spell it here.
+type Converter = convert.Converter
 
-// Kind says what a Conversion becomes.
-type Kind string
+// Kind says what a Conversion becomes. It is an alias of [convert.Kind].
+type Kind = convert.Kind
 
-// Conversion kinds (G.2).
+// Conversion kinds (G.2), the same constants as convert's.
 const (
-	// KindMarkdown becomes a note, document or media node (decided from
-	// the source extension, never by the converter).
-	KindMarkdown Kind = "markdown"
-	// KindDataset becomes a dataset born with Schema and Rows (C.7.1).
-	KindDataset Kind = "dataset"
-	// KindPayload adopts the source file itself as a SQLite payload
-	// (G.2.2); Tables, Samples and Counts describe it for the sample map.
-	KindPayload Kind = "payload"
+	// KindMarkdown is [convert.KindMarkdown]: a note, document or media
+	// node (decided from the source extension, never by the converter).
+	KindMarkdown = convert.KindMarkdown
+	// KindDataset is [convert.KindDataset]: a dataset born with Schema
+	// and Rows (C.7.1).
+	KindDataset = convert.KindDataset
+	// KindPayload is [convert.KindPayload]: the source file itself
+	// adopted as a SQLite payload (G.2.2).
+	KindPayload = convert.KindPayload
 )
 
-// Conversion is what a converter returns for one file.
-type Conversion struct {
-	Kind  Kind
-	Title string
-
-	// Markdown is the node body for KindMarkdown.
-	Markdown string
-
-	// Schema and Rows are the dataset for KindDataset, in C.7.1 shape:
-	// Schema[table][column] = declared type, Rows[table] = row values.
-	// Tables and Columns keep the source order, which maps cannot.
-	Schema  map[string]map[string]string
-	Rows    map[string][][]any
-	Tables  []string            // table order, for KindDataset and KindPayload
-	Columns map[string][]string // column order per table
-
-	// Samples and Counts describe a KindPayload database: up to three
-	// rows per table and its row count. Columns and Schema carry the
-	// declared types.
-	Samples map[string][][]any
-	Counts  map[string]int64
-}
+// Conversion is what a converter returns for one file. It is an alias of
+// [convert.Conversion].
+type Conversion = convert.Conversion

@@ -82,7 +82,7 @@ func (r *run) convert(ctx context.Context, f *sourceFile, who string) (*Conversi
 		return nil, nil
 	}
 	r.stage(f.rel, StageConvert)
-	conv, _, fallbacks, err := convert(ctx, cl, f.abs, f.rel)
+	conv, _, fallbacks, err := convertWith(ctx, cl, f.abs, f.rel)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
 	}

@@ -238,14 +238,14 @@ func SupportedFormats(hooks map[string]string, extras []Converter) map[string]st
 	return formats
 }
 
-// convert runs the claimants in order until one succeeds (fallthrough,
+// convertWith runs the claimants in order until one succeeds (fallthrough,
 // G.2). Each failure but the last adds a line
 // "<rel>: <converter> failed, falling back: <msg>" to fallbacks; only
 // the last claimant's failure is returned as err. A panic is a failure.
 // converter names the claimant that produced conv (or failed last). With
 // no claimant, err wraps ErrUnsupported. Cancellation stops at once and
 // is returned as is: it is nobody's failure to fall back from.
-func convert(ctx context.Context, cl []claimant, path, rel string) (conv *Conversion, converter string, fallbacks []string, err error) {
+func convertWith(ctx context.Context, cl []claimant, path, rel string) (conv *Conversion, converter string, fallbacks []string, err error) {
 	if len(cl) == 0 {
 		return nil, "", nil, fmt.Errorf("%w: %s", ErrUnsupported, rel)
 	}

@@ -112,7 +112,7 @@ func TestConvertFallthrough(t *testing.T) {
 	}}
 	cl := listClaimants([]Converter{failingConverter("ocr", boom, ".x"), panics, nilConv, badKind, okConverter("stub", ".x")}, ".x")
 
-	conv, name, fallbacks, err := convert(context.Background(), cl, "/src/a/b.x", "a/b.x")
+	conv, name, fallbacks, err := convertWith(context.Background(), cl, "/src/a/b.x", "a/b.x")
 	require.NoError(t, err)
 	assert.Equal(t, "stub", name)
 	assert.Equal(t, "stub", conv.Title)
@@ -128,20 +128,20 @@ func TestConvertLastFailureIsTheError(t *testing.T) {
 	first := errors.New("first broke")
 	last := envelope.New(envelope.Schema, "last broke", "hint")
 	cl := listClaimants([]Converter{failingConverter("one", first, ".x"), failingConverter("two", last, ".x")}, ".x")
-	conv, name, fallbacks, err := convert(context.Background(), cl, "p", "r.x")
+	conv, name, fallbacks, err := convertWith(context.Background(), cl, "p", "r.x")
 	assert.Nil(t, conv)
 	assert.Equal(t, "two", name)
 	assert.Same(t, last, err, "the last claimant's error is returned as is")
 	assert.Equal(t, []string{"r.x: one failed, falling back: first broke"}, fallbacks)
 
 	panics := fakeConverter{name: "only", exts: []string{".x"}, fn: func(context.Context, string) (*Conversion, error) { panic(42) }}
-	_, _, fallbacks, err = convert(context.Background(), listClaimants([]Converter{panics}, ".x"), "p", "r.x")
+	_, _, fallbacks, err = convertWith(context.Background(), listClaimants([]Converter{panics}, ".x"), "p", "r.x")
 	assert.EqualError(t, err, "converter panicked: 42")
 	assert.Empty(t, fallbacks)
 }
 
 func TestConvertUnsupported(t *testing.T) {
-	conv, name, fallbacks, err := convert(context.Background(), claimants(nil, nil, ".xls", Limits{}), "/src/old.xls", "old.xls")
+	conv, name, fallbacks, err := convertWith(context.Background(), claimants(nil, nil, ".xls", Limits{}), "/src/old.xls", "old.xls")
 	assert.ErrorIs(t, err, ErrUnsupported)
 	assert.Contains(t, err.Error(), "old.xls")
 	assert.Nil(t, conv)
@@ -160,7 +160,7 @@ func TestConvertCancellationIsNotAFallback(t *testing.T) {
 		called = true
 		return &Conversion{Kind: KindMarkdown}, nil
 	}}
-	_, _, fallbacks, err := convert(ctx, listClaimants([]Converter{cancelling, next}, ".x"), "p", "r.x")
+	_, _, fallbacks, err := convertWith(ctx, listClaimants([]Converter{cancelling, next}, ".x"), "p", "r.x")
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, fallbacks)
 	assert.False(t, called, "no claimant runs after cancellation")
@@ -169,7 +169,7 @@ func TestConvertCancellationIsNotAFallback(t *testing.T) {
 func TestConvertDescriberFallsBackToStub(t *testing.T) {
 	p := writeSource(t, t.TempDir(), "photo.jpg", []byte("\xff\xd8\xff"))
 	describer := failingConverter("describer", errors.New("image larger than 6 MiB"), ".jpg")
-	conv, name, fallbacks, err := convert(context.Background(), claimants(nil, []Converter{describer}, ".jpg", Limits{}), p, "photo.jpg")
+	conv, name, fallbacks, err := convertWith(context.Background(), claimants(nil, []Converter{describer}, ".jpg", Limits{}), p, "photo.jpg")
 	require.NoError(t, err)
 	assert.Equal(t, "media stub", name)
 	assert.Contains(t, conv.Markdown, MediaStubSentinel)
@@ -178,7 +178,7 @@ func TestConvertDescriberFallsBackToStub(t *testing.T) {
 
 func TestConvertBuiltinFailureFallsToNothing(t *testing.T) {
 	p := writeSource(t, t.TempDir(), "broken.csv", []byte("only a header\n"))
-	_, name, fallbacks, err := convert(context.Background(), claimants(nil, nil, ".csv", Limits{}), p, "broken.csv")
+	_, name, fallbacks, err := convertWith(context.Background(), claimants(nil, nil, ".csv", Limits{}), p, "broken.csv")
 	requireSchema(t, err, "csv has no data rows")
 	assert.Equal(t, "csv", name)
 	assert.Empty(t, fallbacks)

@@ -3,17 +3,13 @@ package harvest
 import (
 	"cmp"
 	"context"
-	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/internal/budget"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/terms"
 )
 
@@ -25,7 +21,9 @@ const (
 	MaxMatches      = 5    // refined matches kept per item
 	DefaultK        = 3
 	DefaultMaxK     = 5
-	// MaxKEnv names the operator's cap on k, read on every call.
+	// MaxKEnv names the environment variable of the operator's cap on
+	// k. The command (adapters/cli/vine) reads it and passes it to
+	// SetMaxK; this package never reads the environment.
 	MaxKEnv = "MONKEYLLM_HARVEST_MAX_K"
 	rrfK    = 60
 )
@@ -35,7 +33,8 @@ type Options struct {
 	// Terms are the literal sniff terms; empty means derived from the
 	// question with the same function locate uses.
 	Terms []string
-	// K is how many items to assemble; 0 means 3, capped by MaxKEnv.
+	// K is how many items to assemble; 0 means 3, capped by the
+	// operator's cap (SetMaxK).
 	K int
 	// Since, Until and DateField window both legs (C.13).
 	Since, Until, DateField string
@@ -138,19 +137,12 @@ func Harvest(ctx context.Context, r Reader, query string, opt Options) (*Result,
 	return res, nil
 }
 
-// effectiveK is min(max(1, k), cap), the cap read from the environment
-// on every call; a cap that is not an integer >= 1 is refused, never
-// rounded or defaulted.
+// effectiveK is min(max(1, k), cap); a cap that is not an integer >= 1
+// is refused, never rounded or defaulted.
 func effectiveK(k int) (int, error) {
-	limit := DefaultMaxK
-	if raw := strings.TrimSpace(os.Getenv(MaxKEnv)); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 {
-			return 0, envelope.New(envelope.Schema,
-				fmt.Sprintf("harvest: %s must be an integer >= 1, got %q", MaxKEnv, raw),
-				"fix the server's environment; it bounds how many items a sweep assembles")
-		}
-		limit = n
+	limit, err := maxK()
+	if err != nil {
+		return 0, err
 	}
 	if k == 0 {
 		k = DefaultK

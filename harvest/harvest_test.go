@@ -80,7 +80,7 @@ func TestBudgetCutsWholeItemsExplicitly(t *testing.T) {
 			i, i, i, strings.Repeat("quokka sighting near the pier. ", 150)))
 	}
 	plant(t, v, "["+strings.Join(nodes, ",")+"]")
-	t.Setenv(harvest.MaxKEnv, "5")
+	setMaxK(t, "5")
 	res, err := harvest.Harvest(context.Background(), harvest.Engine(v), "quokka report", harvest.Options{K: 5})
 	require.NoError(t, err)
 	assert.True(t, res.Truncated)
@@ -89,23 +89,25 @@ func TestBudgetCutsWholeItemsExplicitly(t *testing.T) {
 	assert.LessOrEqual(t, (len([]rune(string(b)))+3)/4, harvest.Budget)
 }
 
-func TestMaxKFromTheEnvironment(t *testing.T) {
+func TestMaxKFromTheOperator(t *testing.T) {
 	v := openFixture(t)
 	ctx := context.Background()
 	res, err := harvest.Harvest(ctx, harvest.Engine(v), "cooperative members", harvest.Options{K: 50})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(res.Results), harvest.DefaultMaxK)
 
-	t.Setenv(harvest.MaxKEnv, "2")
+	setMaxK(t, "2")
+	assert.Equal(t, 2, harvest.MaxK())
 	res, err = harvest.Harvest(ctx, harvest.Engine(v), "cooperative members", harvest.Options{K: 50})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(res.Results), 2)
 
 	for _, bad := range []string{"0", "-3", "banana", "5.5"} {
-		t.Setenv(harvest.MaxKEnv, bad)
+		setMaxK(t, bad)
 		_, err := harvest.Harvest(ctx, harvest.Engine(v), "cooperative members", harvest.Options{})
 		assert.Equal(t, vine.ESchema, vine.CodeOf(err), bad)
 		assert.ErrorContains(t, err, harvest.MaxKEnv)
+		assert.Equal(t, harvest.DefaultMaxK, harvest.MaxK(), bad)
 	}
 }
 
@@ -220,4 +222,12 @@ func TestOptionalReadsChangeNothing(t *testing.T) {
 			assert.JSONEq(t, string(want), string(got), "%q %+v", q, opt)
 		}
 	}
+}
+
+// setMaxK sets the operator's cap for one test and restores the default
+// after it; the tests that use it must not run in parallel.
+func setMaxK(t *testing.T, setting string) {
+	t.Helper()
+	harvest.SetMaxK(setting)
+	t.Cleanup(func() { harvest.SetMaxK("") })
 }

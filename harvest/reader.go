@@ -6,6 +6,9 @@
 // large ones as the matched sections, annotates time order and
 // supersession, and stays inside a 4000-token wall with explicit
 // truncation. It never calls a model.
+//
+// The operator's cap on k is the host's to set with [SetMaxK]; the
+// package reads no environment.
 package harvest
 
 import (

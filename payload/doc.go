@@ -10,5 +10,7 @@
 //
 // A [Fetcher] serves one scheme; a [Registry] picks the fetcher by scheme
 // and is itself a Fetcher; a [Cache] turns a URI and its expected hash into
-// a verified local file.
+// a verified local file. The contract a fetcher implements,
+// [fetch.Fetcher], lives in the stdlib-only leaf package fetch; the names
+// here are aliases of it.
 package payload

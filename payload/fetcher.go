@@ -8,17 +8,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/monkeyllm/vine/fetch"
 )
 
-// Fetcher copies the bytes a payload URI names into w.
-//
-// A URI that names nothing (no such file, key or bucket) answers an error
-// wrapping [io/fs.ErrNotExist]. Fetch may have written part of the bytes
-// when it fails; callers write into a scratch file (as [Cache] does), never
-// into the final one.
-type Fetcher interface {
-	Fetch(ctx context.Context, uri string, w io.Writer) error
-}
+// Fetcher copies the bytes a payload URI names into w. It is an alias of
+// [fetch.Fetcher], the stdlib-only contract a host implements to serve its
+// own scheme; the name is kept for callers that spell it here.
+type Fetcher = fetch.Fetcher
 
 // remoteURI is G.9's test for a payload that carries a scheme; anything
 // else is a path relative to the node's folder.
@@ -41,8 +38,10 @@ func Scheme(uri string) string {
 type Registry map[string]Fetcher
 
 // DefaultRegistry serves file:// with an unconfined [FileFetcher] and
-// s3:// with an [S3Fetcher] configured from the environment on first use
-// (see [S3ConfigFromEnv]).
+// s3:// with the zero [S3Fetcher] (AWS S3). It reads no environment: a
+// host that points s3:// elsewhere replaces the entry with
+// [NewS3Fetcher] of its own [S3Config], as adapters/cli/vine does from
+// MONKEYLLM_S3_ENDPOINT and AWS_REGION.
 func DefaultRegistry() Registry {
 	return Registry{"file": FileFetcher{}, "s3": &S3Fetcher{}}
 }
@@ -59,12 +58,9 @@ func (r Registry) Fetch(ctx context.Context, uri string, w io.Writer) error {
 }
 
 // Confiner is implemented by a Fetcher that can tell whether it keeps
-// the URIs of a scheme inside roots its host chose. A passport is content
-// any writer controls, so an engine serving callers under an access policy
-// follows a file:// payload only when its fetcher confines that scheme.
-type Confiner interface {
-	Confines(scheme string) bool
-}
+// the URIs of a scheme inside roots its host chose. It is an alias of
+// [fetch.Confiner].
+type Confiner = fetch.Confiner
 
 // Confines reports whether the fetcher of scheme confines it.
 func (r Registry) Confines(scheme string) bool {

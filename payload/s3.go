@@ -18,7 +18,9 @@ import (
 
 // EnvS3Endpoint names the environment variable that points s3:// payloads
 // at an S3-compatible store (MinIO, R2, ...) instead of AWS, as a URL
-// ("http://127.0.0.1:9000") or a bare host[:port] (then HTTPS).
+// ("http://127.0.0.1:9000") or a bare host[:port] (then HTTPS). The
+// command (adapters/cli/vine) reads it into [S3Config.Endpoint]; this
+// package never reads the environment.
 const EnvS3Endpoint = "MONKEYLLM_S3_ENDPOINT"
 
 // awsEndpoint is where s3:// goes without an override.
@@ -46,6 +48,11 @@ type S3Config struct {
 // S3ConfigFromEnv reads the endpoint from MONKEYLLM_S3_ENDPOINT and the
 // region from AWS_REGION or AWS_DEFAULT_REGION; credentials come from the
 // standard AWS chain.
+//
+// Deprecated: configuration reaches the library through options, and only
+// the command reads the environment. Build an [S3Config] and pass it to
+// [NewS3Fetcher]; adapters/cli/vine reads these variables for its users.
+// Nothing in this module calls it.
 func S3ConfigFromEnv() S3Config {
 	region := os.Getenv("AWS_REGION")
 	if region == "" {
@@ -58,10 +65,12 @@ func S3ConfigFromEnv() S3Config {
 // bucket's slash, taken literally (no percent-decoding), as the AWS tools
 // read such URIs.
 //
-// The zero value builds its client from [S3ConfigFromEnv] on first use, so
-// a forest without remote payloads never touches the environment.
+// The zero value reaches AWS S3 with the zero [S3Config] (the region found
+// by the client, credentials from the standard AWS chain); [NewS3Fetcher]
+// takes an explicit one. The client is built on first use, so a forest
+// without remote payloads never makes one.
 type S3Fetcher struct {
-	cfg *S3Config // nil: read the environment on first use
+	cfg S3Config
 
 	once   sync.Once
 	client *minio.Client
@@ -74,7 +83,7 @@ func NewS3Fetcher(cfg S3Config) (*S3Fetcher, error) {
 	if _, _, err := s3Endpoint(cfg.Endpoint); err != nil {
 		return nil, err
 	}
-	return &S3Fetcher{cfg: &cfg}, nil
+	return &S3Fetcher{cfg: cfg}, nil
 }
 
 // Fetch copies the object uri names into w. A missing bucket or key
@@ -99,13 +108,7 @@ func (f *S3Fetcher) Fetch(ctx context.Context, uri string, w io.Writer) error {
 	return nil
 }
 
-func (f *S3Fetcher) connect() {
-	cfg := S3ConfigFromEnv()
-	if f.cfg != nil {
-		cfg = *f.cfg
-	}
-	f.client, f.err = newS3Client(cfg)
-}
+func (f *S3Fetcher) connect() { f.client, f.err = newS3Client(f.cfg) }
 
 // splitS3 reads s3://bucket/key.
 func splitS3(uri string) (bucket, key string, err error) {

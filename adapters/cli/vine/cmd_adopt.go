@@ -90,7 +90,7 @@ func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*inges
 		return nil, err
 	}
 	r := &ingestRun{mode: mode, flags: f, e: e, bar: newProgressBar(e.stderr)}
-	v, err := vine.Open(ctx, f.forest, &vine.Options{ReadOnly: f.dry, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, f.forest, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: f.dry, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ func (f canopyFlags) llamacpp() (canopy.Embedder, error) {
 // maintenance runs beside a live writer — and runs the action.
 func canopyRun(ctx context.Context, action, dir string, emb canopy.Embedder, e env) int {
 	bar := newProgressBar(e.stderr)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Embedder: emb, Progress: bar.update, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Embedder: emb, Progress: bar.update, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "canopy "+action, err)
 	}

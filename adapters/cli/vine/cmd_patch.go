@@ -167,7 +167,7 @@ func (w *nodeWriter) Replace(ctx context.Context, root, rel string, content []by
 	if patch.SetFrontmatter == nil && patch.AddLinks == nil && patch.RemoveLinks == nil && patch.ReplaceBody == nil {
 		return nil // the node already reads as the frame says
 	}
-	v, err := vine.Open(ctx, root, nil)
+	v, err := vine.Open(ctx, root, &vine.Options{Fetcher: payloadFetcher()})
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func cmdPrefetch(ctx context.Context, c *cli.Command, e env) int {
 	bar := newProgressBar(e.stderr)
 	// Read-only: prefetch writes the derived cache only, so it runs
 	// beside a live writer.
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Progress: bar.update, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "prefetch", err)
 	}

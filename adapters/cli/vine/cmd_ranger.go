@@ -77,7 +77,7 @@ func (f rangerFlags) check(pos []string) string {
 }
 
 func rangerHealth(ctx context.Context, f rangerFlags, e env) int {
-	v, err := vine.Open(ctx, f.dir, &vine.Options{ReadOnly: true, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, f.dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
 	}
@@ -102,7 +102,7 @@ func rangerHealth(ctx context.Context, f rangerFlags, e env) int {
 // the next one still runs; an interrupt ends it with exit 0.
 func rangerRun(ctx context.Context, f rangerFlags, e env) int {
 	bar := newProgressBar(e.stderr)
-	v, err := vine.Open(ctx, f.dir, &vine.Options{Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, f.dir, &vine.Options{Fetcher: payloadFetcher(), Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
 	}

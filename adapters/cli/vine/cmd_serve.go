@@ -175,7 +175,7 @@ func cmdServe(ctx context.Context, cmd *cli.Command, e env) int {
 // named (--file-root), and not at all by default, so no passport can copy
 // an arbitrary host file (another forest's catalog) into a caller's reach.
 func servedFetcher(fileRoot string) payload.Fetcher {
-	reg := payload.DefaultRegistry()
+	reg := payloadFetcher()
 	delete(reg, "file")
 	if fileRoot != "" {
 		reg["file"] = payload.FileFetcher{Root: fileRoot}
@@ -239,7 +239,8 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	if n := envInt(readersEnv, rest.DefaultReaders); n > 0 {
 		ropts.Readers = n
 		ropts.OpenReader = func() (*vine.Registry, error) {
-			return vine.NewRegistry(c.root, &vine.Options{ReadOnly: true, Logger: log, Observer: rest.TimingObserver{}})
+			return vine.NewRegistry(c.root, &vine.Options{ReadOnly: true, Logger: log, Observer: rest.TimingObserver{},
+				Fetcher: servedFetcher(c.fileRoot)})
 		}
 	}
 	if warm(c) {

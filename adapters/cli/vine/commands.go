@@ -112,7 +112,7 @@ func cmdValidate(ctx context.Context, c *cli.Command, e env) int {
 	if dir == "" {
 		return code
 	}
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "validate", err)
 	}
@@ -154,7 +154,7 @@ func cmdReindex(ctx context.Context, c *cli.Command, e env) int {
 		return code
 	}
 	bar := newProgressBar(e.stderr)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: true, Progress: bar.update, SkipAutoIndex: true, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Progress: bar.update, SkipAutoIndex: true, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "reindex", err)
 	}
@@ -207,7 +207,7 @@ func cmdCall(ctx context.Context, c *cli.Command, e env) int {
 		return refuse(e.stdout, name, err)
 	}
 	sig, known := vine.LookupSignature(name)
-	v, err := vine.Open(ctx, dir, &vine.Options{ReadOnly: known && sig.ReadOnly, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: known && sig.ReadOnly, Logger: cliLogger(e.stderr)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, name, err)
 	}

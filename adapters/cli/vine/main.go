@@ -11,6 +11,22 @@
 // "--flag" and the older "-flag", reads a flag's default from the
 // environment and the config file (flags > environment > config file, see
 // config.go), and generates shell completion ("vine completion bash").
+//
+// The engine's packages read no environment; the command reads these
+// variables and passes their values to the engine (README, "Configuration",
+// lists every one):
+//
+//   - MONKEYLLM_S3_ENDPOINT: the S3-compatible store s3:// payloads are
+//     fetched from (AWS S3 when unset), as a URL or host[:port];
+//     AWS_REGION or AWS_DEFAULT_REGION its signing region. Keys come from
+//     the standard AWS chain (AWS_ACCESS_KEY_ID, the shared credentials
+//     file, the instance role).
+//   - MONKEYLLM_HARVEST_MAX_K: the operator's cap on harvest's k (default
+//     5); a value that is not an integer >= 1 makes every sweep answer
+//     E_SCHEMA.
+//
+// The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
+// MONKEYLLM_STATION_* settings), and the canopy command its embedder's.
 package main
 
 import (
@@ -82,6 +98,7 @@ func exitWith(code int) error {
 // run is main without the process: it returns the exit code, so tests
 // drive the whole command in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	configureFromEnv()
 	app := newApp(env{stdin: stdin, stdout: stdout, stderr: stderr})
 	err := app.Run(ctx, append([]string{"vine"}, args...))
 	var code exitCode
