@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -182,6 +183,21 @@ func (js *jobs) get(forest, id string) *job {
 	return nil
 }
 
+// states counts the job records kept in memory by state.
+func (js *jobs) states() map[string]int {
+	js.mu.Lock()
+	list := make([]*job, 0, len(js.byForest))
+	for _, l := range js.byForest {
+		list = append(list, l...)
+	}
+	js.mu.Unlock()
+	out := map[string]int{jobRunning: 0, jobDone: 0, jobError: 0, jobCancelled: 0}
+	for _, j := range list {
+		out[j.snapshot().State]++
+	}
+	return out
+}
+
 // stop cancels every running batch and waits for each to stop at its
 // step boundary.
 func (js *jobs) stop() {
@@ -193,6 +209,11 @@ func newJobID() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return "ing-" + hex.EncodeToString(b[:])
+}
+
+// jobPath is where a job is read: the Location of the ingest 202.
+func jobPath(forest, id string) string {
+	return "/v1/forests/" + url.PathEscape(forest) + "/jobs/" + url.PathEscape(id)
 }
 
 // jobAccess checks what every job route needs, without opening the
