@@ -71,7 +71,7 @@ func primitiveOp(name string) doc {
 	if name == ingestName {
 		sig, ok = ingestSignature, true
 	}
-	op := doc{"operationId": name, "summary": name, "tags": []any{"primitives"},
+	op := doc{"operationId": name, "summary": wire.Title(name), "tags": []any{"primitives"},
 		"parameters": []any{pathParam("forest", "a forest id from GET /v1/forests")},
 		"responses":  doc{"200": doc{"description": "the result", "content": jsonContent(doc{"type": "object"})}, "default": refusal}}
 	if ok {
