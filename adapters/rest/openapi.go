@@ -102,6 +102,10 @@ func routeOp(rt route) doc {
 		params = append(params, doc{"name": "recursive", "in": "query", "schema": doc{"type": "boolean"},
 			"description": "zip the branch instead of one node's markdown"})
 	}
+	if rt.op == "jobs" {
+		params = append(params, doc{"name": "after", "in": "query", "schema": doc{"type": "string"},
+			"description": "the next of the previous page: list the jobs older than it"})
+	}
 	if params != nil {
 		op["parameters"] = params
 	}
