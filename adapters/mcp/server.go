@@ -4,6 +4,12 @@
 // over stdio (NewServer with any SDK transport) or streamable HTTP
 // (Handler).
 //
+// Each tool has a title, its input schema from the signature table, an
+// object outputSchema and the table's hints (graft, which can replace
+// bodies and remove links, is destructive). A result is structuredContent
+// and the same JSON as one compact text block, for clients older than
+// structured output.
+//
 // Every call is validated by the engine's one signature table before the
 // primitive runs, never by the SDK, so a refusal reads the same on every
 // surface: a normal tool result with isError set and the envelope
