@@ -106,9 +106,21 @@ func refused(w http.ResponseWriter, code vine.Code) {
 	}
 }
 
-// end logs the exchange and counts it, once the response is out.
+// end logs the exchange and counts it, once the response is out. A
+// handler that panicked sends nothing more (net/http drops the
+// connection): it is logged as the 500 it is, and the panic goes on.
 func (s *Server) end(w *exchangeWriter, r *http.Request) {
-	w.finish()
+	p := recover()
+	if p == nil {
+		w.finish()
+	} else if !w.sent {
+		w.x.status = http.StatusInternalServerError
+	}
+	defer func() {
+		if p != nil {
+			panic(p)
+		}
+	}()
 	x := w.x
 	d := time.Since(x.t.start)
 	if s.metrics != nil {
