@@ -55,6 +55,12 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if name == ingestName {
+		if isMultipartIngest(r) {
+			if body, err = multipartArgs(r, body); err != nil {
+				s.refuse(w, name, err)
+				return
+			}
+		}
 		s.ingest(w, r, who, id, pol, body)
 		return
 	}

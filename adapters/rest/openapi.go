@@ -80,6 +80,10 @@ func primitiveOp(name string) doc {
 		op["requestBody"] = doc{"required": false, "content": doc{"application/json": doc{"schema": json.RawMessage(schema)}}}
 	}
 	if name == ingestName {
+		op["requestBody"].(doc)["content"].(doc)["multipart/form-data"] = doc{"schema": doc{"type": "object",
+			"description": "an upload as a form, sent with a key header (Authorization or X-API-Key): one part per file, filename set",
+			"properties": doc{"file": doc{"type": "array", "items": doc{"type": "string", "contentMediaType": "application/octet-stream"}},
+				"mode": doc{"type": "string"}, "dest": doc{"type": "string"}, "path": doc{"type": "string"}, "wait": doc{"type": "boolean"}}}}
 		op["responses"].(doc)["202"] = doc{"description": "the job, started; Location is its address",
 			"headers": doc{"Location": doc{"schema": doc{"type": "string"}}},
 			"content": jsonContent(doc{"type": "object"})}

@@ -102,3 +102,10 @@ func TestEveryListedRouteAnswers(t *testing.T) {
 	}
 	assert.Greater(t, calls, 20, "the primitives and the other routes")
 }
+
+func TestOpenAPIListsTheFormUpload(t *testing.T) {
+	doc := loadOpenAPI(t, newStation(t, nil))
+	body := doc.Paths.Find("/v1/forests/{forest}/ingest").Post.RequestBody.Value
+	assert.NotNil(t, body.Content.Get("multipart/form-data"))
+	assert.NotNil(t, body.Content.Get("application/json"))
+}

@@ -22,7 +22,9 @@
 // declared application/json is 415 E_SCHEMA (cross-site forgery: a web
 // page may send form and text bodies anywhere, never JSON without
 // asking). An empty body without Content-Type or Origin still passes, as
-// curl sends it. Health answers any Host: it changes nothing, names no
+// curl sends it, and so does an ingest upload as multipart/form-data that
+// carries a key header (Authorization or X-API-Key), which no page can
+// add without a preflight. Health answers any Host: it changes nothing, names no
 // forest, and reports whether this request's Host may use /mcp.
 //
 // A path a route serves under another method answers 405 with Allow
@@ -258,6 +260,9 @@ func (s *Server) guard(r *http.Request) (int, *vine.Error) {
 		if status, e := s.hosts.Check(s.withoutCORSOrigin(r)); e != nil {
 			return status, e
 		}
+	}
+	if isMultipartIngest(r) {
+		return 0, nil
 	}
 	if e := wire.CheckBodyType(r); e != nil {
 		return wire.BodyTypeStatus, e
