@@ -12,7 +12,7 @@
 //	GET  /v1/forests/{forest}/payload/{node...} a media node's bytes
 //	GET  /v1/forests/{forest}/export/{node...}  markdown; ?recursive=true zips a branch
 //	POST /v1/forests/{forest}/ingest            202 {job} + Location, or wait: true
-//	GET  /v1/forests/{forest}/jobs[/{job}]      POST …/jobs/{job}/cancel
+//	GET  /v1/forests/{forest}/jobs[/{job}]      ?after=<next> pages; POST …/jobs/{job}/cancel
 //	POST /v1/admin/reindex                      {forest}
 //
 // Before any route, every request but GET /v1/health passes the guard
