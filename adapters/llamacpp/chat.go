@@ -31,25 +31,30 @@ type streamOptions struct {
 
 // chatChunk is one streamed frame (chat.completion.chunk).
 type chatChunk struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content          *string `json:"content"`
-			ReasoningContent *string `json:"reasoning_content"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
 
+// chunkChoice is one choice of a frame.
+type chunkChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		Content          *string `json:"content"`
+		ReasoningContent *string `json:"reasoning_content"`
+	} `json:"delta"`
+	FinishReason *string `json:"finish_reason"`
+}
+
 // Complete sends one chat completion with stream: true and reads the
 // stream to its end. It returns a Reply only for a complete stream: the
-// terminal data: [DONE] after a finish reason. Anything less is a
+// terminal data: [DONE] after a finish reason. A server or proxy that
+// ignores stream and answers one application/json chat completion is
+// accepted when that carries a finish reason. Anything less is a
 // *StreamError and no Reply. A reply cut at maxTokens is a complete
 // stream and comes back with Truncated set. maxTokens ≤ 0 leaves the
 // server's default.
@@ -62,11 +67,77 @@ func (c *Client) Complete(ctx context.Context, msgs []model.Message, maxTokens i
 		return nil, err
 	}
 	defer x.close()
-	if ct := x.resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		head, _ := io.ReadAll(io.LimitReader(x, 300))
-		return nil, x.fail(ErrMalformed, fmt.Sprintf("expected text/event-stream, got %q: %s", ct, clipText(string(head), 200)), nil)
+	ct := x.resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		return x.readChat()
+	case strings.HasPrefix(ct, "application/json"):
+		// A proxy (or server) that ignores stream: true answers the
+		// whole completion at once; it is as complete as a stream that
+		// reached [DONE] once it parses with a finish reason.
+		return x.readWhole()
 	}
-	return x.readChat()
+	head, _ := io.ReadAll(io.LimitReader(x, 300))
+	return nil, x.fail(ErrMalformed, fmt.Sprintf("expected text/event-stream or application/json, got %q: %s", ct, clipText(string(head), 200)), nil)
+}
+
+// chatCompletion is a non-streamed reply (chat.completion).
+type chatCompletion struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Index   int `json:"index"`
+		Message struct {
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+		} `json:"message"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// readWhole reads a non-streamed completion, held to the same rules as
+// a stream: a finish reason, reasoning stripped, a cut flagged.
+func (x *exchange) readWhole() (*Reply, error) {
+	body, err := io.ReadAll(x)
+	if err != nil {
+		return nil, x.readErr(err)
+	}
+	var cc chatCompletion
+	if err := json.Unmarshal(body, &cc); err != nil {
+		return nil, x.fail(ErrMalformed, "body is not a JSON chat completion: "+clipText(string(body), 200), err)
+	}
+	if len(cc.Error) > 0 && string(cc.Error) != "null" {
+		return nil, x.fail(ErrServer, clipText(string(cc.Error), 300), nil)
+	}
+	// Fold it as the one chunk a stream of it would have been.
+	var ch chatChunk
+	ch.Model, ch.Usage = cc.Model, cc.Usage
+	for _, c := range cc.Choices {
+		var d chunkChoice
+		d.Index, d.FinishReason = c.Index, c.FinishReason
+		d.Delta.Content, d.Delta.ReasoningContent = c.Message.Content, c.Message.ReasoningContent
+		ch.Choices = append(ch.Choices, d)
+	}
+	var reply Reply
+	var content, reasoning strings.Builder
+	absorb(&reply, &ch, &content, &reasoning)
+	if reply.FinishReason == "" {
+		return nil, x.fail(ErrMalformed, "a chat completion without a finish_reason", nil)
+	}
+	return finishReply(&reply, content.String(), reasoning.Len() > 0), nil
+}
+
+// finishReply strips reasoning from content and flags a cut.
+func finishReply(reply *Reply, content string, reasoned bool) *Reply {
+	text, stripped, unclosed := StripThinking(content)
+	reply.Content = text
+	reply.ReasoningStripped = stripped || reasoned
+	reply.Truncated = reply.FinishReason == "length" || (unclosed && strings.TrimSpace(text) == "")
+	return reply
 }
 
 // Chat implements gardener.Chat: the content of a complete reply, or a
@@ -113,11 +184,7 @@ func (x *exchange) readChat() (*Reply, error) {
 	if reply.FinishReason == "" {
 		return nil, x.fail(ErrIncomplete, "data: [DONE] arrived without a finish_reason", nil)
 	}
-	text, stripped, unclosed := StripThinking(content.String())
-	reply.Content = text
-	reply.ReasoningStripped = stripped || reasoning.Len() > 0
-	reply.Truncated = reply.FinishReason == "length" || (unclosed && strings.TrimSpace(text) == "")
-	return &reply, nil
+	return finishReply(&reply, content.String(), reasoning.Len() > 0), nil
 }
 
 // absorb folds one chunk of the first choice into the reply.

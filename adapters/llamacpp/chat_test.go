@@ -192,10 +192,22 @@ func TestIncompleteStreamsAreErrors(t *testing.T) {
 		{"OpenAI error object", func(w http.ResponseWriter, r *http.Request) {
 			startSSE(w).raw("data: {\"error\":{\"message\":\"slot unavailable\"}}\n\n")
 		}, ErrServer, "slot unavailable"},
-		{"not an event stream", func(w http.ResponseWriter, r *http.Request) {
+		{"neither an event stream nor JSON", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<html>proxy login</html>`)
+		}, ErrMalformed, "expected text/event-stream or application/json"},
+		{"JSON without a finish reason", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"choices":[{"message":{"content":"x"},"finish_reason":"stop"}]}`)
-		}, ErrMalformed, "expected text/event-stream"},
+			io.WriteString(w, `{"choices":[{"message":{"content":"x"}}]}`)
+		}, ErrMalformed, "without a finish_reason"},
+		{"JSON that is not a completion", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"choices": "nope"}`)
+		}, ErrMalformed, "not a JSON chat completion"},
+		{"JSON error object", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"error":{"message":"slot unavailable"}}`)
+		}, ErrServer, "slot unavailable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

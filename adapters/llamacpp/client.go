@@ -10,6 +10,11 @@
 // by max_tokens is flagged Truncated by Complete and is a
 // *gardener.TruncatedError from Chat.
 //
+// A 503 (llama.cpp loading its model) and a failed connection are tried
+// again with a doubling backoff (WithRetries), within the caller's
+// context. A server or proxy that ignores stream: true and answers one
+// application/json completion is read as a whole reply.
+//
 // Client implements embed.Embedder and gardener.Chat, so one server can
 // back the Gauntlet and the model Curator:
 //
@@ -58,7 +63,9 @@ type Client struct {
 	maxBytes     int64
 	temperature  float64
 	progress     func(done, total int)
-	dim          atomic.Int64 // known embedding dimension; 0 until seen or declared
+	retries      int           // attempts after the first, on 503 and connection failures
+	retryBase    time.Duration // the first backoff; it doubles per attempt
+	dim          atomic.Int64  // known embedding dimension; 0 until seen or declared
 }
 
 // Option configures New.
@@ -83,6 +90,22 @@ func WithEmbedBatch(n int) Option { return func(c *Client) { c.embedBatch = n } 
 
 // WithMaxBytes bounds a response body held in memory.
 func WithMaxBytes(n int64) Option { return func(c *Client) { c.maxBytes = n } }
+
+// Retry defaults: llama.cpp answers 503 while it loads a model, which
+// takes seconds; a few doubling waits cover it without hiding a server
+// that is down.
+const (
+	DefaultRetries   = 3
+	DefaultRetryBase = 500 * time.Millisecond
+)
+
+// WithRetries sets how many times a request is tried again after a 503
+// or a connection failure (0: never), and the first wait, which doubles
+// per attempt (a Retry-After in seconds from the server wins; one wait
+// is at most 10 s). The caller's context bounds the whole.
+func WithRetries(n int, base time.Duration) Option {
+	return func(c *Client) { c.retries, c.retryBase = n, base }
+}
 
 // WithTemperature sets the sampling temperature of chat calls.
 func WithTemperature(t float64) Option { return func(c *Client) { c.temperature = t } }
@@ -115,12 +138,15 @@ func New(endpoint, model string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{base: u.String(), model: model, apiKey: NoKey, http: http.DefaultClient,
 		idle: DefaultIdleTimeout, embedTimeout: DefaultEmbedTimeout, embedBatch: DefaultEmbedBatch,
-		maxBytes: DefaultMaxBytes, temperature: DefaultTemperature}
+		maxBytes: DefaultMaxBytes, temperature: DefaultTemperature, retries: DefaultRetries, retryBase: DefaultRetryBase}
 	for _, o := range opts {
 		o(c)
 	}
 	if c.idle <= 0 || c.embedTimeout <= 0 || c.embedBatch <= 0 || c.maxBytes <= 0 {
 		return nil, fmt.Errorf("llamacpp: idle timeout, embed timeout, embed batch and max bytes must be positive")
+	}
+	if c.retries < 0 || (c.retries > 0 && c.retryBase <= 0) {
+		return nil, fmt.Errorf("llamacpp: retries must be 0 or more, with a positive first wait")
 	}
 	return c, nil
 }

@@ -3,6 +3,7 @@ package llamacpp
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/monkeyllm/vine/model"
 )
@@ -68,6 +69,8 @@ type HTTPError struct {
 	URL        string
 	StatusCode int
 	Body       string
+
+	retryAfter time.Duration // the server's Retry-After, 0 if none
 }
 
 // Error reads "inference endpoint <status>" with the start of the body.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,13 +32,75 @@ type exchange struct {
 }
 
 // post sends payload as JSON to path and returns the exchange once the
-// response headers arrived with a 2xx status. Statuses of 400 and above
-// are an *HTTPError; the caller must close a returned exchange.
+// response headers arrived with a 2xx status. A 503 (llama.cpp loading a
+// model, or every slot busy) and a failure to connect are tried again
+// after a backoff, up to the client's retries and never past ctx;
+// statuses of 400 and above are then an *HTTPError. The caller must
+// close a returned exchange.
 func (c *Client) post(ctx context.Context, op, path string, payload any, accept string) (*exchange, error) {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return nil, fmt.Errorf("llamacpp %s: encode request: %w", op, err)
 	}
+	for attempt := 0; ; attempt++ {
+		x, err := c.send(ctx, op, path, body, accept)
+		if err == nil || attempt >= c.retries || !retryable(ctx, err) {
+			return x, err
+		}
+		if werr := sleepCtx(ctx, c.backoff(attempt, err)); werr != nil {
+			return nil, err // the caller gave up while we waited: the last failure says why
+		}
+	}
+}
+
+// retryable reports a failure worth another attempt: 503, or a
+// connection that never carried a response, the caller still waiting.
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		return he.StatusCode == http.StatusServiceUnavailable
+	}
+	var ce *connError
+	return errors.As(err, &ce)
+}
+
+// backoff is the wait before attempt+1: the server's Retry-After when it
+// sent one in seconds, else doubling from the client's base, both capped.
+func (c *Client) backoff(attempt int, err error) time.Duration {
+	var he *HTTPError
+	if errors.As(err, &he) && he.retryAfter > 0 {
+		return min(he.retryAfter, maxBackoff)
+	}
+	return min(c.retryBase<<attempt, maxBackoff)
+}
+
+// maxBackoff caps one wait between attempts.
+const maxBackoff = 10 * time.Second
+
+// sleepCtx waits d or until ctx ends, whichever is first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// connError is a request that got no response at all (refused, reset,
+// DNS): what a server still starting answers.
+type connError struct{ err error }
+
+func (e *connError) Error() string { return e.err.Error() }
+func (e *connError) Unwrap() error { return e.err }
+
+// send is one attempt of post.
+func (c *Client) send(ctx context.Context, op, path string, body []byte, accept string) (*exchange, error) {
 	x := &exchange{op: op, url: c.base + path, idle: c.idle, max: c.maxBytes}
 	x.ctx, x.cancel = context.WithCancelCause(ctx)
 	x.timer = time.AfterFunc(c.idle, func() { x.cancel(ErrIdle) })
@@ -55,13 +118,14 @@ func (c *Client) post(ctx context.Context, op, path string, payload any, accept 
 		if errors.Is(context.Cause(x.ctx), ErrIdle) {
 			return nil, x.fail(ErrIdle, "no response headers", nil)
 		}
-		return nil, fmt.Errorf("llamacpp %s %s: %w", op, x.url, err)
+		return nil, fmt.Errorf("llamacpp %s %s: %w", op, x.url, &connError{err})
 	}
 	x.resp = resp
 	if resp.StatusCode >= 400 {
 		defer x.close()
 		head, _ := io.ReadAll(io.LimitReader(x, 4<<10))
-		return nil, &HTTPError{Op: op, URL: x.url, StatusCode: resp.StatusCode, Body: clipText(strings.TrimSpace(string(head)), 300)}
+		return nil, &HTTPError{Op: op, URL: x.url, StatusCode: resp.StatusCode, Body: clipText(strings.TrimSpace(string(head)), 300),
+			retryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 	}
 	if resp.StatusCode/100 != 2 {
 		defer x.close()
@@ -113,6 +177,15 @@ func (x *exchange) close() {
 		x.resp.Body.Close()
 	}
 	x.cancel(nil)
+}
+
+// retryAfter reads a Retry-After in whole seconds; a date or nothing is 0.
+func retryAfter(v string) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
 }
 
 // clipText shortens s to n runes for messages, marking the cut.

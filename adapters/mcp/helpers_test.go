@@ -64,7 +64,18 @@ func answer(t *testing.T, res *sdk.CallToolResult) map[string]any {
 	require.NoError(t, json.Unmarshal([]byte(body), &m))
 	_, isErr := m["error"]
 	assert.False(t, isErr, "isError ⇔ top-level error")
+	sameStructured(t, res, body)
 	return m
+}
+
+// sameStructured asserts structuredContent is the text block's JSON: one
+// result, two encodings, for new clients and old.
+func sameStructured(t *testing.T, res *sdk.CallToolResult, body string) {
+	t.Helper()
+	require.NotNil(t, res.StructuredContent, "every result carries structuredContent")
+	got, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	assert.JSONEq(t, body, string(got))
 }
 
 // refusal asserts an isError result whose only block is exactly the
@@ -83,5 +94,6 @@ func refusal(t *testing.T, res *sdk.CallToolResult, code vine.Code) map[string]a
 	for k := range e {
 		assert.Contains(t, []string{"code", "message", "hint", "moved_to", "anchors", "anchor_count", "holder"}, k)
 	}
+	sameStructured(t, res, text(t, res))
 	return e
 }

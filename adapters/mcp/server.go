@@ -4,6 +4,12 @@
 // over stdio (NewServer with any SDK transport) or streamable HTTP
 // (Handler).
 //
+// Each tool has a title, its input schema from the signature table, an
+// object outputSchema and the table's hints (graft, which can replace
+// bodies and remove links, is destructive). A result is structuredContent
+// and the same JSON as one compact text block, for clients older than
+// structured output.
+//
 // Every call is validated by the engine's one signature table before the
 // primitive runs, never by the SDK, so a refusal reads the same on every
 // surface: a normal tool result with isError set and the envelope
@@ -32,6 +38,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/monkeyllm/vine"
@@ -118,17 +125,21 @@ func NewServer(reg *vine.Registry, opts *Options) *sdk.Server {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	srv.AddTool(&sdk.Tool{
-		Name:        wire.ForestsTool,
-		Description: wire.ForestsDescription,
-		InputSchema: wire.ForestsSchema(),
-		Annotations: annotations(true, false, true),
+		Name:         wire.ForestsTool,
+		Title:        wire.Title(wire.ForestsTool),
+		Description:  wire.ForestsDescription,
+		InputSchema:  wire.ForestsSchema(),
+		OutputSchema: outputSchema(wire.ForestsTool),
+		Annotations:  annotations(wire.ForestsTool, true, false, true),
 	}, s.guarded(wire.ForestsTool, s.listForests))
 	for _, sig := range vine.Signatures() {
 		srv.AddTool(&sdk.Tool{
-			Name:        sig.Name,
-			Description: wire.Description(sig),
-			InputSchema: wire.InputSchema(sig, s.forest),
-			Annotations: annotations(sig.ReadOnly, sig.Destructive, sig.Idempotent),
+			Name:         sig.Name,
+			Title:        wire.Title(sig.Name),
+			Description:  wire.Description(sig),
+			InputSchema:  wire.InputSchema(sig, s.forest),
+			OutputSchema: outputSchema(sig.Name),
+			Annotations:  annotations(sig.Name, sig.ReadOnly, wire.Destructive(sig), sig.Idempotent),
 		}, s.guarded(sig.Name, func(ctx context.Context, who *keys.Principal, raw json.RawMessage) *sdk.CallToolResult {
 			return s.call(ctx, who, sig, raw)
 		}))
@@ -148,10 +159,19 @@ func (q quiet) Enabled(ctx context.Context, l slog.Level) bool {
 func (q quiet) WithAttrs(as []slog.Attr) slog.Handler { return quiet{q.Handler.WithAttrs(as)} }
 func (q quiet) WithGroup(g string) slog.Handler       { return quiet{q.Handler.WithGroup(g)} }
 
-func annotations(readOnly, destructive, idempotent bool) *sdk.ToolAnnotations {
+func annotations(tool string, readOnly, destructive, idempotent bool) *sdk.ToolAnnotations {
 	closed := false
-	return &sdk.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive,
+	return &sdk.ToolAnnotations{Title: wire.Title(tool), ReadOnlyHint: readOnly, DestructiveHint: &destructive,
 		IdempotentHint: idempotent, OpenWorldHint: &closed}
+}
+
+// outputSchema is every tool's outputSchema: a JSON object, the same one
+// the text block carries. The signature table describes arguments, not
+// results, so the schema states the shape MCP requires and no more; a
+// refusal (isError) carries the envelope instead.
+func outputSchema(tool string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object",
+		Description: "the result of " + tool + ", the same JSON as the text block; a refusal is {\"error\":{code,message,hint}} with isError"}
 }
 
 // instructions name every registered tool (spec 08 §4.3 r5) and the few
@@ -309,7 +329,7 @@ func image(dir string, r *vine.ViewResult) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{
 		&sdk.TextContent{Text: string(head)},
 		&sdk.ImageContent{Data: data, MIMEType: r.MediaType},
-	}}
+	}, StructuredContent: structured(head)}
 }
 
 // readImage reads at most MaxViewBytes: the file may have grown since
@@ -332,17 +352,31 @@ func readImage(path, id string) ([]byte, error) {
 	return data, nil
 }
 
-// answered is a result as one compact text block.
+// answered is a result as structuredContent and, for clients older than
+// it, the same JSON as one compact text block.
 func answered(tool string, out any) *sdk.CallToolResult {
 	body, err := wire.Encode(out)
 	if err != nil {
 		return refused(tool, err)
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}},
+		StructuredContent: structured(body)}
 }
 
-// refused is a refusal as a tool result: isError and the envelope.
+// refused is a refusal as a tool result: isError and the envelope, as
+// text and as structuredContent.
 func refused(tool string, err error) *sdk.CallToolResult {
+	body := wire.Refusal(tool, err)
 	return &sdk.CallToolResult{IsError: true,
-		Content: []sdk.Content{&sdk.TextContent{Text: string(wire.Refusal(tool, err))}}}
+		Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}, StructuredContent: structured(body)}
+}
+
+// structured is body as structuredContent, which MCP wants an object: a
+// result that is not one (none of the table's are) is wrapped as
+// {"result": body}.
+func structured(body []byte) json.RawMessage {
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '{' {
+		return json.RawMessage(body)
+	}
+	return json.RawMessage(`{"result":` + string(body) + `}`)
 }

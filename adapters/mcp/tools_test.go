@@ -156,10 +156,11 @@ func TestToolAnnotations(t *testing.T) {
 		}
 		sig, _ := vine.LookupSignature(name)
 		assert.Equal(t, sig.ReadOnly, a.ReadOnlyHint, name)
-		assert.Equal(t, sig.Destructive, *a.DestructiveHint, name)
+		assert.Equal(t, sig.Destructive || name == "graft", *a.DestructiveHint, name)
 		assert.Equal(t, sig.Idempotent, a.IdempotentHint, name)
 	}
 	assert.True(t, *tools["prune"].Annotations.DestructiveHint)
+	assert.True(t, *tools["graft"].Annotations.DestructiveHint, "graft replaces bodies and removes links")
 	assert.False(t, tools["plant"].Annotations.ReadOnlyHint)
 	assert.True(t, tools["locate"].Annotations.ReadOnlyHint)
 }
@@ -242,4 +243,35 @@ func TestWithheldMethods(t *testing.T) {
 	assert.NoError(t, cs.Ping(ctx, nil))
 	_, err = cs.ListTools(ctx, nil)
 	assert.NoError(t, err)
+}
+
+// TestToolTitlesAndOutputSchemas: every tool has a human title (beside
+// its name, and in its annotations) and an object outputSchema, and a
+// result carries structuredContent equal to its text block.
+func TestToolTitlesAndOutputSchemas(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	cs, _ := serve(t, dir, &vine.Options{ReadOnly: true}, nil)
+	tools := listTools(t, cs)
+	titles := map[string]bool{}
+	for name, tool := range tools {
+		assert.NotEmpty(t, tool.Title, name)
+		assert.NotEqual(t, name, tool.Title, "%s: a title is for people, not the name again", name)
+		assert.Equal(t, tool.Title, tool.Annotations.Title, name)
+		assert.False(t, titles[tool.Title], "%s: titles tell tools apart", name)
+		titles[tool.Title] = true
+		schema, err := json.Marshal(tool.OutputSchema)
+		require.NoError(t, err)
+		var s map[string]any
+		require.NoError(t, json.Unmarshal(schema, &s), name)
+		assert.Equal(t, "object", s["type"], "%s: MCP's outputSchema is an object", name)
+	}
+	assert.Equal(t, "Change a node", tools["graft"].Title)
+
+	for tool, args := range map[string]any{
+		"forests": nil, "locate": map[string]any{"query": "tide"}, "look": map[string]any{"id": "concepts/tide"},
+		"scan": map[string]any{"parent_id": "concepts/_index"}, "coverage": nil, "history": map[string]any{"id": "concepts/tide"},
+	} {
+		res := call(t, cs, tool, args)
+		answer(t, res) // asserts structuredContent = text
+	}
 }

@@ -17,9 +17,9 @@ func callerOf(ctx context.Context) *keys.Principal {
 }
 
 // authed authenticates a request by its key before h runs: no valid key
-// is 401 E_FORBIDDEN. Past this point every response carries
-// Server-Timing, refusals included: timing only successes would tell a
-// caller which forests exist.
+// is 401 E_FORBIDDEN, a key past its rate 429. Every response carries
+// Server-Timing (ServeHTTP's writer stamps it), refusals included: timing
+// only successes would tell a caller which forests exist.
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		who, ok := s.authenticate(r)
@@ -28,10 +28,14 @@ func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 			writeEnvelope(w, http.StatusUnauthorized, wire.MissingKey())
 			return
 		}
-		ctx := context.WithValue(r.Context(), principalKey{}, who)
-		ctx, tw := startTiming(ctx, w)
-		h(tw, r.WithContext(ctx))
-		tw.finish()
+		if x := exchangeOf(r.Context()); x != nil {
+			x.principal = who.Name
+		}
+		if e := s.limits.allow(w, who); e != nil {
+			writeEnvelope(w, http.StatusTooManyRequests, e)
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)))
 	}
 }
 

@@ -35,6 +35,9 @@ func servedNames() []string {
 // reads on a reader and writes on the writer.
 func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
+	if x := exchangeOf(r.Context()); x != nil && slices.Contains(s.served, name) {
+		x.op = name // a name not served stays "call": no label per made-up name
+	}
 	who := callerOf(r.Context())
 	id, pol, err := s.forests.Grant(who, r.PathValue("forest"))
 	if err != nil {
@@ -52,6 +55,12 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if name == ingestName {
+		if isMultipartIngest(r) {
+			if body, err = multipartArgs(r, body); err != nil {
+				s.refuse(w, name, err)
+				return
+			}
+		}
 		s.ingest(w, r, who, id, pol, body)
 		return
 	}

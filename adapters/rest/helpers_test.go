@@ -168,6 +168,9 @@ func ok(t *testing.T, r reply) map[string]any {
 
 var serverTiming = regexp.MustCompile(`^vine;dur=(\d+\.\d{3}), host;dur=(\d+\.\d{3})$`)
 
+// noEngineTiming is the header of a response no engine call went into.
+var noEngineTiming = regexp.MustCompile(`^vine;dur=0\.000, host;dur=\d+\.\d{3}$`)
+
 // hostList is a Host guard for health.
 type hostList map[string]bool
 

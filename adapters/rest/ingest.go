@@ -181,6 +181,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, who *keys.Princi
 	s.jobs.begin(id, j)
 	go s.runJob(j, id, req.mode, before, steps)
 	if !req.wait {
+		w.Header().Set("Location", jobPath(id, j.view.ID))
 		s.writeJSON(w, ingestName, http.StatusAccepted, jobAnswer{j.snapshot()})
 		return
 	}

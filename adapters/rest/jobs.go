@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -182,6 +184,21 @@ func (js *jobs) get(forest, id string) *job {
 	return nil
 }
 
+// states counts the job records kept in memory by state.
+func (js *jobs) states() map[string]int {
+	js.mu.Lock()
+	list := make([]*job, 0, len(js.byForest))
+	for _, l := range js.byForest {
+		list = append(list, l...)
+	}
+	js.mu.Unlock()
+	out := map[string]int{jobRunning: 0, jobDone: 0, jobError: 0, jobCancelled: 0}
+	for _, j := range list {
+		out[j.snapshot().State]++
+	}
+	return out
+}
+
 // stop cancels every running batch and waits for each to stop at its
 // step boundary.
 func (js *jobs) stop() {
@@ -193,6 +210,11 @@ func newJobID() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return "ing-" + hex.EncodeToString(b[:])
+}
+
+// jobPath is where a job is read: the Location of the ingest 202.
+func jobPath(forest, id string) string {
+	return "/v1/forests/" + url.PathEscape(forest) + "/jobs/" + url.PathEscape(id)
 }
 
 // jobAccess checks what every job route needs, without opening the
@@ -223,22 +245,46 @@ func wholeForest(p vine.Policy) bool {
 type jobList struct {
 	Jobs      []jobView `json:"jobs"`
 	Truncated bool      `json:"truncated,omitempty"`
+	Next      string    `json:"next,omitempty"`
 }
 
-// listJobs answers GET …/jobs: newest first, bounded. Reading a job
-// touches no forest.
+// listJobs answers GET …/jobs[?after=<job>]: newest first, bounded; a
+// truncated page names the cursor of the next (next: the last job
+// listed), passed back as after. Reading a job touches no forest.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	forest, may, err := s.jobAccess(r, "jobs")
 	if err != nil {
 		s.refuse(w, "jobs", err)
 		return
 	}
-	all := s.jobs.list(forest, may)
+	all, err := jobsAfter(s.jobs.list(forest, may), r.URL.Query().Get("after"))
+	if err != nil {
+		s.refuse(w, "jobs", err)
+		return
+	}
 	out := jobList{Jobs: []jobView{}, Truncated: len(all) > jobsListed}
 	for _, j := range all[:min(len(all), jobsListed)] {
 		out.Jobs = append(out.Jobs, j.snapshot())
 	}
+	if out.Truncated {
+		out.Next = out.Jobs[len(out.Jobs)-1].ID
+	}
 	s.writeJSON(w, "jobs", http.StatusOK, out)
+}
+
+// jobsAfter is the listing past the cursor: the jobs older than job id
+// after. A cursor the caller may not see, or one forgotten since (only
+// the newest records are kept), is refused rather than read as the start.
+func jobsAfter(all []*job, after string) ([]*job, error) {
+	if after == "" {
+		return all, nil
+	}
+	i := slices.IndexFunc(all, func(j *job) bool { return j.view.ID == after })
+	if i < 0 {
+		return nil, &vine.Error{Code: vine.ESchema, Message: "jobs: unknown cursor 'after': " + strconv.Quote(after),
+			Hint: "pass the next of the previous page; the server keeps only the newest jobs, so list again from the start"}
+	}
+	return all[i+1:], nil
 }
 
 type jobAnswer struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/monkeyllm/vine"
 )
@@ -25,6 +26,16 @@ type lanes struct {
 	readers map[string]*readerSet
 	writers map[string]*sync.Mutex
 	closed  bool
+
+	inUse  atomic.Int64                       // read-only instances running a call now
+	waited func(lane string, d time.Duration) // set before serving; nil: nobody asks
+}
+
+// wait reports how long a call waited for its lane ("read" or "write").
+func (l *lanes) wait(lane string, since time.Time) {
+	if l.waited != nil {
+		l.waited(lane, time.Since(since))
+	}
 }
 
 // readerSet is one forest's pool.
@@ -78,7 +89,12 @@ func (l *lanes) withReader(ctx context.Context, id string, fn func(*vine.Vine) e
 	if err != nil {
 		return err
 	}
-	err = l.onSlot(ctx, set.take(), id, fn)
+	since := time.Now()
+	slot := set.take()
+	l.wait("read", since)
+	l.inUse.Add(1)
+	err = l.onSlot(ctx, slot, id, fn)
+	l.inUse.Add(-1)
 	if oe := (openError{}); errors.As(err, &oe) && vine.CodeOf(oe.err) == vine.ENotFound {
 		// No such forest: keep no pool for a name a caller made up.
 		l.forget(id, set)
@@ -158,8 +174,10 @@ func (l *lanes) withWriter(ctx context.Context, id string, fn func(*vine.Vine) e
 		l.writers[id] = mu
 	}
 	l.mu.Unlock()
+	since := time.Now()
 	mu.Lock()
 	defer mu.Unlock()
+	l.wait("write", since)
 	v, err := l.reg.Forest(ctx, id)
 	if err != nil {
 		return openError{err}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,4 +208,38 @@ func TestAttachment(t *testing.T) {
 	assert.Equal(t, `attachment; filename="tide.md"`, attachment("tide.md"))
 	assert.Equal(t, `attachment; filename*=utf-8''mar%C3%A9.md`, attachment("maré.md"), "non-ASCII per RFC 2231")
 	assert.NotContains(t, attachment(`a"b.md`), `"a"b`)
+}
+
+// TestJobsCursor pages the job listing by its next cursor, newest first,
+// without a gap or a repeat, and refuses a cursor it does not know.
+func TestJobsCursor(t *testing.T) {
+	js := newJobs()
+	var ids []string
+	for range jobsListed*2 + 5 {
+		j, err := js.reserve("f", "upload", "p")
+		require.NoError(t, err)
+		js.begin("f", j)
+		js.finish("f", j)
+		ids = append(ids, j.view.ID)
+	}
+	all := js.list("f", func(*job) bool { return true })
+	var seen []string
+	after := ""
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 5)
+		page, err := jobsAfter(all, after)
+		require.NoError(t, err)
+		n := min(len(page), jobsListed)
+		for _, j := range page[:n] {
+			seen = append(seen, j.view.ID)
+		}
+		if len(page) <= jobsListed {
+			break
+		}
+		after = page[n-1].view.ID
+	}
+	slices.Reverse(ids)
+	assert.Equal(t, ids, seen)
+	_, err := jobsAfter(all, "ing-00000000")
+	assert.Equal(t, vine.ESchema, vine.CodeOf(err))
 }

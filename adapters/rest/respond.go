@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/monkeyllm/vine"
@@ -42,6 +43,7 @@ func writeEnvelope(w http.ResponseWriter, status int, e *vine.Error) {
 	h.Del("ETag")
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	refused(w, e.Code)
 	w.WriteHeader(status)
 	w.Write(e.Body())
 }
@@ -83,4 +85,13 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, op string) ([]
 			Hint:    "send less at once: split an upload into several calls"}
 	}
 	return body, err
+}
+
+// methodRefusal answers a route asked with a method it does not serve.
+// The code stays the one of a path no route serves (spec 08 §2), the
+// status and Allow say what would.
+func methodRefusal(method string, allow []string) *vine.Error {
+	return &vine.Error{Code: vine.ENotFound,
+		Message: "method not allowed: " + strconv.Quote(method),
+		Hint:    "this route answers " + strings.Join(allow, ", ") + "; " + routeList}
 }

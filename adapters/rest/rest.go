@@ -7,10 +7,12 @@
 //	GET  /v1/forests                            the forests this key may use
 //	GET  /v1/me                                 this key's grants, masked
 //	GET  /v1/health                             unauthenticated
+//	GET  /v1/openapi.json                       unauthenticated: OpenAPI 3.1 of these routes
+//	GET  /v1/metrics                            unauthenticated, with Options.Metrics: Prometheus
 //	GET  /v1/forests/{forest}/payload/{node...} a media node's bytes
 //	GET  /v1/forests/{forest}/export/{node...}  markdown; ?recursive=true zips a branch
-//	POST /v1/forests/{forest}/ingest            202 {job}, or wait: true
-//	GET  /v1/forests/{forest}/jobs[/{job}]      POST …/jobs/{job}/cancel
+//	POST /v1/forests/{forest}/ingest            202 {job} + Location, or wait: true
+//	GET  /v1/forests/{forest}/jobs[/{job}]      ?after=<next> pages; POST …/jobs/{job}/cancel
 //	POST /v1/admin/reindex                      {forest}
 //
 // Before any route, every request but GET /v1/health passes the guard
@@ -20,14 +22,23 @@
 // declared application/json is 415 E_SCHEMA (cross-site forgery: a web
 // page may send form and text bodies anywhere, never JSON without
 // asking). An empty body without Content-Type or Origin still passes, as
-// curl sends it. Health answers any Host: it changes nothing, names no
+// curl sends it, and so does an ingest upload as multipart/form-data that
+// carries a key header (Authorization or X-API-Key), which no page can
+// add without a preflight. Health answers any Host: it changes nothing, names no
 // forest, and reports whether this request's Host may use /mcp.
+//
+// A path a route serves under another method answers 405 with Allow
+// (GET brings HEAD). Every response carries Server-Timing (before
+// authentication the vine clock is 0) and X-Request-Id (the caller's, or
+// one made); Options.AccessLog gets one line per request. Options add
+// CORS for listed origins (preflight answered before the guard, the Host
+// check kept), Prometheus metrics, and a per-key rate limit (429 with
+// Retry-After).
 //
 // Every forest is reached through a vine.Scoped for the caller's policy,
 // so a node (or forest) the caller may not see answers exactly as one
 // that does not exist. Refusals are the envelope
-// {"error":{code,message,hint}} with the status of their code; every
-// response past authentication carries Server-Timing.
+// {"error":{code,message,hint}} with the status of their code.
 //
 // Reads run on a pool of read-only instances per forest and writes on
 // the forest's one writer, so a long write never holds up a read.
@@ -37,6 +48,8 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
@@ -112,6 +125,30 @@ type Options struct {
 	// Logger receives what never reaches the wire (the detail behind an
 	// E_INTERNAL). Nil discards it.
 	Logger *slog.Logger
+
+	// AccessLog receives one line per request once its response is out:
+	// request_id (the X-Request-Id the caller sent, or one made), method,
+	// path, tool (the route or primitive), principal (the key's name),
+	// status, ms, and the refusal's code. Nil logs nothing.
+	AccessLog *slog.Logger
+
+	// CORSOrigins are the browser origins (scheme://host[:port]) of other
+	// sites allowed to call this API: their preflight is answered and
+	// their Origin passes the guard. The Host check still applies. Nil
+	// allows none; "*" is not accepted, since keys travel in a header.
+	CORSOrigins []string
+
+	// Metrics, when set, gets the Prometheus collectors of this surface
+	// (latency per primitive, refusals by code, lane waits, jobs, readers
+	// in use), served at GET /v1/metrics without a key: counts and
+	// durations, never ids. Pass a host's own registry to serve them
+	// beside its own; nil keeps no metrics.
+	Metrics *prometheus.Registry
+
+	// RateLimit, when set, bounds each key's request rate: past it a
+	// request answers 429 E_FORBIDDEN with Retry-After (spec 08 §3). Health, the
+	// OpenAPI document and metrics are not limited. Nil is no limit.
+	RateLimit *RateLimit
 }
 
 // Server is the REST surface of a Registry. It is an http.Handler meant
@@ -123,6 +160,9 @@ type Server struct {
 	hosts   *wire.Hosts
 	opt     Options
 	log     *slog.Logger
+	access  *slog.Logger
+	metrics *metrics
+	limits  *limiter
 	mux     *http.ServeMux
 	lanes   *lanes
 	jobs    *jobs
@@ -154,20 +194,38 @@ func New(reg *vine.Registry, opts *Options) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.access = o.AccessLog
+	if s.access == nil {
+		s.access = slog.New(slog.DiscardHandler)
+	}
+	if o.Metrics != nil {
+		s.metrics = newMetrics(o.Metrics)
+	}
+	s.limits = newLimiter(o.RateLimit)
 	s.hosts = wire.LocalHostsAnyPort()
 	if o.AllowedHosts != nil {
 		s.hosts = wire.NewHosts(o.AllowedHosts)
 	}
 	s.lanes = newLanes(reg, o.OpenReader, o.Readers)
 	s.jobs = newJobs()
+	if s.metrics != nil {
+		s.metrics.watch(s.lanes, s.jobs)
+	}
 	s.served = servedNames()
 	s.opt.IngestRoots = resolveRoots(o.IngestRoots)
 	s.mux = s.routes()
 	return s
 }
 
-// ServeHTTP guards a request, then routes it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP opens the exchange (request id, clock), answers a CORS
+// preflight, guards the request, then routes it; the access log and the
+// metrics see every outcome.
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w, r := begin(rw, r)
+	defer s.end(w, r)
+	if s.cors(w, r) {
+		return
+	}
 	if status, e := s.guard(r); e != nil {
 		writeEnvelope(w, status, e)
 		return
@@ -199,9 +257,12 @@ func (s *Server) Close() error {
 // rebinding page cannot even learn which endpoints exist.
 func (s *Server) guard(r *http.Request) (int, *vine.Error) {
 	if !isHealth(r) {
-		if status, e := s.hosts.Check(r); e != nil {
+		if status, e := s.hosts.Check(s.withoutCORSOrigin(r)); e != nil {
 			return status, e
 		}
+	}
+	if isMultipartIngest(r) {
+		return 0, nil
 	}
 	if e := wire.CheckBodyType(r); e != nil {
 		return wire.BodyTypeStatus, e

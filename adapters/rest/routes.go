@@ -1,23 +1,118 @@
 package rest
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
 
-// routes is the route map of spec 08 §2. Literal routes (payload,
-// export, jobs) are more specific than the {name} catch-all, so ServeMux
-// matches them first; {node...} spans slashes. Anything else under /v1/
-// is no endpoint.
+// route is one entry of the route map: what ServeMux routes, what the
+// OpenAPI document lists, and what a wrong method is told is allowed.
+type route struct {
+	method  string // GET also answers HEAD
+	path    string // a ServeMux path; {name} is the primitive
+	op      string // the access log's and metrics' name, the OpenAPI operationId
+	summary string
+	auth    bool // past authentication: a key is required
+	h       http.HandlerFunc
+}
+
+// table is the route map of spec 08 §2. Literal routes (payload, export,
+// jobs) are more specific than the {name} catch-all, so ServeMux matches
+// them first; {node...} spans slashes.
+func (s *Server) table() []route {
+	rts := []route{
+		{"GET", "/v1/health", "health", "liveness, mode and counts; no key", false, s.health},
+		{"GET", "/v1/openapi.json", "openapi", "this API's OpenAPI 3.1 document; no key", false, s.openapi},
+		{"GET", "/v1/me", "me", "this key's grants, masked", true, s.me},
+		{"GET", "/v1/forests", "forests", "the forests this key may use", true, s.listForests},
+		{"POST", "/v1/forests/{forest}/{name}", "call", "call a primitive with its JSON arguments", true, s.call},
+		{"GET", "/v1/forests/{forest}/payload/{node...}", "payload", "a media node's bytes", true, s.payload},
+		{"GET", "/v1/forests/{forest}/export/{node...}", "export", "a node as markdown; ?recursive=true zips a branch", true, s.export},
+		{"GET", "/v1/forests/{forest}/jobs", "jobs", "the ingest jobs this key may see, newest first", true, s.listJobs},
+		{"GET", "/v1/forests/{forest}/jobs/{job}", "job", "one ingest job", true, s.getJob},
+		{"POST", "/v1/forests/{forest}/jobs/{job}/cancel", "cancel", "stop a job at its next step", true, s.cancelJob},
+		{"POST", "/v1/admin/reindex", "reindex", "rebuild a forest's catalog from its files", true, s.reindex},
+	}
+	if s.metrics != nil {
+		rts = append(rts, route{"GET", "/v1/metrics", "metrics", "Prometheus metrics; no key", false, s.metricsRoute})
+	}
+	return rts
+}
+
+// routes builds the mux from the table. Anything else under /v1/ is no
+// endpoint, or a route asked with the wrong method.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/health", s.health)
-	mux.HandleFunc("GET /v1/me", s.authed(s.me))
-	mux.HandleFunc("GET /v1/forests", s.authed(s.listForests))
-	mux.HandleFunc("POST /v1/forests/{forest}/{name}", s.authed(s.call))
-	mux.HandleFunc("GET /v1/forests/{forest}/payload/{node...}", s.authed(s.payload))
-	mux.HandleFunc("GET /v1/forests/{forest}/export/{node...}", s.authed(s.export))
-	mux.HandleFunc("GET /v1/forests/{forest}/jobs", s.authed(s.listJobs))
-	mux.HandleFunc("GET /v1/forests/{forest}/jobs/{job}", s.authed(s.getJob))
-	mux.HandleFunc("POST /v1/forests/{forest}/jobs/{job}/cancel", s.authed(s.cancelJob))
-	mux.HandleFunc("POST /v1/admin/reindex", s.authed(s.reindex))
-	mux.HandleFunc("/", s.noEndpoint)
+	for _, rt := range s.table() {
+		mux.HandleFunc(rt.method+" "+rt.path, s.handle(rt))
+	}
+	mux.HandleFunc("/", s.unrouted)
 	return mux
+}
+
+// handle names the exchange for the log and metrics, then authenticates
+// when the route needs a key.
+func (s *Server) handle(rt route) http.HandlerFunc {
+	h := rt.h
+	if rt.auth {
+		h = s.authed(h)
+	}
+	return s.named(rt.op, h)
+}
+
+func (s *Server) named(op string, h http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if x := exchangeOf(r.Context()); x != nil {
+			x.op = op
+		}
+		h.ServeHTTP(w, r)
+	}
+}
+
+// unrouted answers a request no route matched: 405 with Allow when the
+// path is a route's under another method, else no endpoint.
+func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
+	if allow := s.allowed(r); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeEnvelope(w, http.StatusMethodNotAllowed, methodRefusal(r.Method, allow))
+		return
+	}
+	s.noEndpoint(w, r)
+}
+
+// callPattern is the primitive route's ServeMux pattern.
+const callPattern = "POST /v1/forests/{forest}/{name}"
+
+// routed reports whether pattern is a route for path: the primitive
+// route only for a name it serves, so GET …/jobs is not told to POST.
+func (s *Server) routed(pattern, path string) bool {
+	switch pattern {
+	case "", "/":
+		return false
+	case callPattern:
+		return slices.Contains(s.served, path[strings.LastIndexByte(path, '/')+1:])
+	}
+	return true
+}
+
+// allowed lists the methods some route serves on r's path, asking the mux
+// itself so the answer cannot drift from the routing. GET brings HEAD.
+func (s *Server) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); s.routed(pattern, r.URL.Path) {
+			out = append(out, m)
+			if m == http.MethodGet {
+				out = append(out, http.MethodHead)
+			}
+		}
+	}
+	if len(out) > 0 && len(s.opt.CORSOrigins) > 0 {
+		out = append(out, http.MethodOptions)
+	}
+	slices.Sort(out)
+	return out
 }

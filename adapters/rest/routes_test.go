@@ -20,7 +20,7 @@ func TestHealthNeedsNoKeyAndNamesNoForest(t *testing.T) {
 	foreign.Host = "evil.example"
 	r := serve(st, foreign)
 	require.Equal(t, http.StatusOK, r.status, "health answers a Host the guard refuses: "+r.body)
-	assert.Empty(t, r.header.Get("Server-Timing"), "health is before authentication")
+	assert.Regexp(t, noEngineTiming, r.header.Get("Server-Timing"), "health runs no engine call")
 	assert.JSONEq(t, `{"status":"ok","mode":"single","writable":true,"version":"9.9.9-test",
 		"forests":{"served":1,"locked":0},"mcp":{"enabled":true,"host_allowed":false},
 		"concurrency":{"readers":2,"model":8}}`, r.body)
@@ -46,7 +46,7 @@ func TestKeyIsRequired(t *testing.T) {
 			assert.Equal(t, "missing or invalid API key", e["message"])
 			assert.Contains(t, e["hint"], "Authorization: Bearer <key>")
 			assert.NotEmpty(t, r.header.Get("WWW-Authenticate"))
-			assert.Empty(t, r.header.Get("Server-Timing"), "no timing before authentication")
+			assert.Regexp(t, noEngineTiming, r.header.Get("Server-Timing"), "no engine time before authentication")
 		}
 	}
 	testforest.Unchanged(t, st.dir, func() {
@@ -100,10 +100,9 @@ func TestNoSuchEndpoint(t *testing.T) {
 	st := newStation(t, nil)
 	for _, c := range []struct{ method, target string }{
 		{http.MethodGet, "/v1/nothing"},
-		{http.MethodGet, "/v1/forests/mare-alta/look"}, // primitives are POST
-		{http.MethodPost, "/v1/health"},
 		{http.MethodGet, "/v1/forests/mare-alta"},
-		{http.MethodDelete, "/v1/forests/mare-alta/jobs"},
+		{http.MethodDelete, "/v1/admin"},
+		{http.MethodGet, "/v1/forests/mare-alta/teleport"}, // no primitive of that name
 		{http.MethodGet, "/v1/forests/mare-alta/payload/../../../etc/passwd"},
 		{http.MethodGet, "/v1//forests"},
 	} {
@@ -216,4 +215,38 @@ func TestWriteAndReadBack(t *testing.T) {
 	var plain map[string]any
 	require.NoError(t, json.Unmarshal([]byte(st.post(keyRead, "look", `{"id":"concepts/tide"}`).body), &plain))
 	assert.Equal(t, "concepts/tide", plain["id"])
+}
+
+// TestWrongMethod: a path some route serves, asked with another method,
+// is 405 with Allow naming what it serves (the envelope keeps the code of
+// a path no route serves), for every route of the map.
+func TestWrongMethod(t *testing.T) {
+	st := newStation(t, nil)
+	post := []string{"POST"}
+	get := []string{"GET", "HEAD"}
+	for _, c := range []struct {
+		method, target string
+		allow          []string
+	}{
+		{http.MethodGet, "/v1/forests/mare-alta/look", post}, // primitives are POST
+		{http.MethodPut, "/v1/forests/mare-alta/ingest", post},
+		{http.MethodPost, "/v1/health", get},
+		{http.MethodPost, "/v1/openapi.json", get},
+		{http.MethodPost, "/v1/me", get},
+		{http.MethodPost, "/v1/forests", get},
+		{http.MethodDelete, "/v1/forests/mare-alta/jobs", get},
+		{http.MethodPost, "/v1/forests/mare-alta/jobs/ing-1", get},
+		{http.MethodGet, "/v1/forests/mare-alta/jobs/ing-1/cancel", post},
+		{http.MethodPost, "/v1/forests/mare-alta/payload/media/harbour-map", get},
+		{http.MethodDelete, "/v1/forests/mare-alta/export/concepts/tide", get},
+		{http.MethodGet, "/v1/admin/reindex", post},
+	} {
+		r := st.do(c.method, c.target, keyFull, "")
+		e := envelope(t, r, http.StatusMethodNotAllowed, vine.ENotFound)
+		assert.Equal(t, strings.Join(c.allow, ", "), r.header.Get("Allow"), c.target)
+		assert.Equal(t, `method not allowed: "`+c.method+`"`, e["message"])
+		assert.Contains(t, e["hint"], "this route answers "+strings.Join(c.allow, ", "))
+	}
+	r := st.do(http.MethodGet, "/v1/forests/mare-alta/look", "", "")
+	assert.Equal(t, http.StatusMethodNotAllowed, r.status, "the route map is public: no key needed to learn it")
 }

@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -50,41 +49,3 @@ func (t *timing) header() string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// timingWriter writes Server-Timing into the headers the moment they go
-// out, whatever handler sends them.
-type timingWriter struct {
-	http.ResponseWriter
-	t    *timing
-	sent bool
-}
-
-func startTiming(ctx context.Context, w http.ResponseWriter) (context.Context, *timingWriter) {
-	t := &timing{start: time.Now()}
-	return context.WithValue(ctx, timingKey{}, t), &timingWriter{ResponseWriter: w, t: t}
-}
-
-func (w *timingWriter) WriteHeader(status int) {
-	if !w.sent {
-		w.sent = true
-		w.Header().Set("Server-Timing", w.t.header())
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *timingWriter) Write(p []byte) (int, error) {
-	if !w.sent {
-		w.WriteHeader(http.StatusOK)
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *timingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// finish covers a handler that wrote nothing.
-func (w *timingWriter) finish() {
-	if !w.sent {
-		w.WriteHeader(http.StatusOK)
-	}
-}

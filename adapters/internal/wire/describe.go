@@ -57,3 +57,50 @@ func budgetSentence(sig vine.Signature) string {
 	}
 	return "No token budget."
 }
+
+// titles are the human names of the tools (MCP's title, the OpenAPI
+// summary): what a person picking a tool reads, where the name is what a
+// model calls.
+var titles = map[string]string{
+	ForestsTool:     "List forests",
+	"locate":        "Find nodes by title, summary and tags",
+	"look":          "Look at a node",
+	"move":          "Walk a node's edges",
+	"pick":          "Read a node's body",
+	"view":          "View an image payload",
+	"scan":          "List nodes under a branch",
+	"sniff":         "Search bodies for exact words",
+	"harvest":       "Gather passages for a question",
+	"query":         "Query a dataset with SQL",
+	"calendar":      "Count nodes by period",
+	"coverage":      "Check what the forest covers",
+	"history":       "Show a node's history",
+	"plant":         "Create nodes",
+	"graft":         "Change a node",
+	"tend":          "Change dataset rows",
+	"prune":         "Remove a node",
+	"transplant":    "Move or rename a node",
+	"close_session": "Close the session",
+	"answer":        "Answer a question from the forest",
+	"curate":        "Curate documents into the forest",
+}
+
+// Title is the tool's human name; a name without one is its own title.
+func Title(name string) string {
+	if t, ok := titles[name]; ok {
+		return t
+	}
+	return name
+}
+
+// destructiveOverride names tools the signature table does not yet mark
+// destructive although they can destroy what was there: graft replaces
+// bodies and sections and removes links.
+var destructiveOverride = map[string]bool{"graft": true}
+
+// Destructive reports whether a tool may destroy what was there: the
+// signature table's flag, or an override the table has not caught up
+// with. Every surface asks here, so the hint cannot differ between them.
+func Destructive(sig vine.Signature) bool {
+	return sig.Destructive || destructiveOverride[sig.Name]
+}

@@ -431,3 +431,16 @@ func TestDevelVersionNamesTheRevision(t *testing.T) {
 	assert.Equal(t, "devel+0123456789ab", develVersion(s("vcs.revision", "0123456789abcdef", "vcs.modified", "false")))
 	assert.Equal(t, "devel+0123456789ab.dirty", develVersion(s("vcs.revision", "0123456789abcdef", "vcs.modified", "true")))
 }
+
+func TestTitlesAndDestructive(t *testing.T) {
+	for _, sig := range vine.Signatures() {
+		assert.NotEqual(t, sig.Name, Title(sig.Name), "%s has a title", sig.Name)
+	}
+	assert.Equal(t, "teleport", Title("teleport"), "no title: the name")
+	graft, _ := vine.LookupSignature("graft")
+	assert.True(t, Destructive(graft), "graft replaces bodies and removes links")
+	prune, _ := vine.LookupSignature("prune")
+	assert.True(t, Destructive(prune))
+	look, _ := vine.LookupSignature("look")
+	assert.False(t, Destructive(look))
+}
