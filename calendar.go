@@ -185,7 +185,7 @@ func (v *Vine) calendarBuckets(ctx context.Context, w window.Window, gran, scope
 		"WHERE %[2]s != '' AND %[2]s IS NOT NULL AND date(substr(%[2]s, 1, 10)) = substr(%[2]s, 1, 10) "+
 		"AND %[3]s AND %[4]s GROUP BY period",
 		fmt.Sprintf(calendarPeriodSQL[gran], col), col, scope, winSQL)
-	st, err := v.stmt(ctx, query)
+	st, err := v.stmts.Prepare(ctx, query)
 	if err != nil {
 		return nil, CalendarRange{}, err
 	}
@@ -272,5 +272,5 @@ func regionPredicate(prefix string, leaf bool) (string, []any) {
 // regionUndated counts the nodes in scope without a value in field.
 func (v *Vine) regionUndated(ctx context.Context, field, scope string, scopeArgs []any) (int, error) {
 	q, args := undatedSQL(field, scope, scopeArgs)
-	return v.countQuery(ctx, q, args...)
+	return v.stmts.count(ctx, q, args...)
 }

@@ -219,7 +219,7 @@ func (v *Vine) coverageRoots(ctx context.Context, rep *CoverageReport, dir, list
 		"GROUP BY root) " +
 		"SELECT s.root, r.parent, r.title, r.kind, s.nodes, s.branches, s.first, s.last, s.lo, s.hi, s.without, " +
 		"s.undated, s.system FROM s LEFT JOIN nodes AS r ON r.id = s.root"
-	st, err := v.stmt(ctx, query)
+	st, err := v.stmts.Prepare(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +280,7 @@ func coverageOrigin(lo, hi string) string {
 // GROUP BY over the three columns: a row per distinct combination, folded
 // here, never a row per node. No value is no category.
 func (v *Vine) coverageGroups(ctx context.Context, rep *CoverageReport, scope string, scopeArgs []any) error {
-	st, err := v.stmt(ctx, "SELECT type, source, lang, count(*) FROM nodes WHERE "+scope+" GROUP BY type, source, lang")
+	st, err := v.stmts.Prepare(ctx, "SELECT type, source, lang, count(*) FROM nodes WHERE "+scope+" GROUP BY type, source, lang")
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ var coverageRemotePayload = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://`)
 // counts as missing, as does one that breaks the payload rule or that
 // the call's policy cannot see (statPayload).
 func (v *Vine) coveragePayloads(ctx context.Context, rep *CoverageReport, roots []CoverageRoot, dir, scope string, scopeArgs []any) error {
-	st, err := v.stmt(ctx, "SELECT "+coverageRootKey+", id, payload FROM nodes "+
+	st, err := v.stmts.Prepare(ctx, "SELECT "+coverageRootKey+", id, payload FROM nodes "+
 		"WHERE payload IS NOT NULL AND payload != '' AND "+scope)
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ func (v *Vine) digestNeighborRows(ctx context.Context, ids []string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	st, err := v.stmt(ctx, neighborRowsSQL)
+	st, err := v.stmts.Prepare(ctx, neighborRowsSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (v *Vine) digestNeighborRows(ctx context.Context, ids []string) (map[string
 // digestChildRows lists the physical children of a branch (catalog parent = id:
 // sub-branch indexes and direct leaves) in id order.
 func (v *Vine) digestChildRows(ctx context.Context, id string) ([]digestRow, error) {
-	st, err := v.stmt(ctx, childRowsSQL)
+	st, err := v.stmts.Prepare(ctx, childRowsSQL)
 	if err != nil {
 		return nil, err
 	}

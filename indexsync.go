@@ -216,7 +216,7 @@ func entryWithSummary(line, link, id, summary, coverage string) string {
 // branchIDs lists the branch indexes the catalog knows, in id order: the
 // candidates for holding an entry line for a node.
 func (v *Vine) branchIDs(ctx context.Context) ([]string, error) {
-	st, err := v.stmt(ctx, "SELECT id FROM nodes WHERE kind = 'branch' ORDER BY id")
+	st, err := v.stmts.Prepare(ctx, "SELECT id FROM nodes WHERE kind = 'branch' ORDER BY id")
 	if err != nil {
 		return nil, err
 	}

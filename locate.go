@@ -375,7 +375,7 @@ func (v *Vine) locateCandidates(ctx context.Context, f locateFilter, ts []string
 		return nil, nil // no terms, no rows
 	}
 	filter, fargs := f.sql()
-	st, err := v.stmt(ctx, locateSQL(filter))
+	st, err := v.stmts.Prepare(ctx, locateSQL(filter))
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +484,7 @@ func (v *Vine) locateWindowFacts(ctx context.Context, res *LocateResult, w windo
 // was the reason. Counts and dates only, never content.
 func (v *Vine) locateExplainEmpty(ctx context.Context, res *LocateResult, w window.Window) error {
 	where, args := andScope(ctx, "id", "1", nil)
-	searched, err := v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+where, args...)
+	searched, err := v.stmts.count(ctx, "SELECT count(*) FROM nodes WHERE "+where, args...)
 	if err != nil {
 		return err
 	}
@@ -606,7 +606,7 @@ func (v *Vine) locateRows(ctx context.Context, f locateFilter, ids []string) (ma
 	if filter != "" {
 		q += " AND " + filter
 	}
-	st, err := v.stmt(ctx, q)
+	st, err := v.stmts.Prepare(ctx, q)
 	if err != nil {
 		return nil, err
 	}

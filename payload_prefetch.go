@@ -91,7 +91,7 @@ func (v *Vine) prefetchProgress(done, total int) {
 func (v *Vine) remotePayloads(ctx context.Context, prefix string) ([]prefetchTarget, error) {
 	where, args := scopeIDSQL(prefix)
 	where, args = andScope(ctx, "id", where, args)
-	st, err := v.stmt(ctx, "SELECT id, payload, coalesce(payload_hash, '') FROM nodes "+
+	st, err := v.stmts.Prepare(ctx, "SELECT id, payload, coalesce(payload_hash, '') FROM nodes "+
 		"WHERE payload LIKE '%://%' AND "+where+" ORDER BY id")
 	if err != nil {
 		return nil, err

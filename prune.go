@@ -116,7 +116,7 @@ func (v *Vine) checkPrunable(ctx context.Context, rec catalog.Record) error {
 }
 
 func (v *Vine) childCount(ctx context.Context, indexID string) (int, error) {
-	st, err := v.stmt(ctx, "SELECT COUNT(*) FROM nodes WHERE parent = ? AND id <> ?")
+	st, err := v.stmts.Prepare(ctx, "SELECT COUNT(*) FROM nodes WHERE parent = ? AND id <> ?")
 	if err != nil {
 		return 0, err
 	}

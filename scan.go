@@ -759,13 +759,13 @@ func (v *Vine) scanQueryer(ctx context.Context, tx *sql.Tx, cacheable bool, quer
 	if !cacheable {
 		return tx.QueryContext(ctx, query, args...)
 	}
-	st, ok := v.cachedStmt(query)
+	st, ok := v.stmts.cached(query)
 	if !ok {
 		// Preparing through the pool inside a transaction would wait for a
 		// second connection: concurrent scans each holding one then
 		// deadlock. Run it on the transaction's own connection instead,
 		// and prepare it for the next scan outside any transaction.
-		v.background.Go(func() { v.stmt(context.WithoutCancel(ctx), query) })
+		v.background.Go(func() { v.stmts.Prepare(context.WithoutCancel(ctx), query) })
 		return tx.QueryContext(ctx, query, args...)
 	}
 	return tx.StmtContext(ctx, st).QueryContext(ctx, args...)

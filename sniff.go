@@ -151,7 +151,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 // milliseconds of every sniff).
 func (v *Vine) nodesInScope(ctx context.Context, pred scopePred, gen int64) (int, error) {
 	if !pred.whole {
-		return v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
+		return v.stmts.count(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
 	}
 	return v.forestSize(ctx, gen)
 }
@@ -480,7 +480,7 @@ func (v *Vine) sniffWindowFacts(ctx context.Context, res *SniffResult, w window.
 	if len(res.Results) > 0 {
 		return nil
 	}
-	searched, err := v.countQuery(ctx, "SELECT count(*) FROM nodes")
+	searched, err := v.stmts.count(ctx, "SELECT count(*) FROM nodes")
 	if err != nil {
 		return err
 	}

@@ -226,6 +226,7 @@ func (v *Vine) open(ctx context.Context) error {
 		return fmt.Errorf("vine: open catalog: %w", err)
 	}
 	v.cat = cat
+	v.stmts.db = cat.DB()
 	v.canopy.attach(cat)
 	if v.journal != nil {
 		// A write another process left half-done is repaired before

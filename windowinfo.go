@@ -57,7 +57,7 @@ func (v *Vine) undatedCount(ctx context.Context, w window.Window, prefix string)
 	where, args := scopeIDSQL(prefix)
 	where, args = andScope(ctx, "id", where, args)
 	q, qargs := undatedSQL(col, where, args)
-	return v.countQuery(ctx, q, qargs...)
+	return v.stmts.count(ctx, q, qargs...)
 }
 
 // undatedSQL counts the nodes matching where whose date column col is
@@ -83,7 +83,7 @@ func (v *Vine) emptyWindowFacts(ctx context.Context, w window.Window) (matched i
 	}
 	pred, args := w.SQL("")
 	pred, args = andScope(ctx, "id", pred, args)
-	matched, err = v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred, args...)
+	matched, err = v.stmts.count(ctx, "SELECT count(*) FROM nodes WHERE "+pred, args...)
 	if err != nil {
 		return 0, "", err
 	}
@@ -150,7 +150,7 @@ func (v *Vine) windowMonths(ctx context.Context, col string) ([]windowMonth, err
 		"FROM nodes WHERE " + col + " GLOB " + windowDatedGlob
 	where, args := andScope(ctx, "id", "", nil)
 	q += where + " GROUP BY m ORDER BY m"
-	st, err := v.stmt(ctx, q)
+	st, err := v.stmts.Prepare(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -217,15 +217,4 @@ func describeWindowBounds(w window.Window) string {
 	default:
 		return "on or before " + w.Until
 	}
-}
-
-// countQuery runs a cached single-count query.
-func (v *Vine) countQuery(ctx context.Context, query string, args ...any) (int, error) {
-	st, err := v.stmt(ctx, query)
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	err = st.QueryRowContext(ctx, args...).Scan(&n)
-	return n, err
 }
