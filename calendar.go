@@ -151,15 +151,15 @@ func (v *Vine) Calendar(ctx context.Context, opt CalendarOptions) (*CalendarResu
 	if err != nil {
 		return nil, err
 	}
-	scope, scopeArgs := regionPredicate(prefix, leaf)
-	scope, scopeArgs = andScope(ctx, "id", scope, scopeArgs)
+	region, regionArgs := regionPredicate(prefix, leaf)
+	scope, scopeArgs := andScope(ctx, "id", region, regionArgs)
 
 	buckets, rng, err := v.calendarBuckets(ctx, w, gran, scope, scopeArgs)
 	if err != nil {
 		return nil, err
 	}
 	res := &CalendarResult{DateField: w.Field, Granularity: gran, Range: rng, Scope: opt.Scope}
-	if res.Undated, err = v.regionUndated(ctx, w.Field, scope, scopeArgs); err != nil {
+	if res.Undated, err = windowFacts(ctx, &v.stmts).Undated(ctx, w.Column(), region, regionArgs); err != nil {
 		return nil, err
 	}
 	if w.Active() {
@@ -267,10 +267,4 @@ func regionPredicate(prefix string, leaf bool) (string, []any) {
 		return "1", nil
 	}
 	return "substr(id, 1, ?) = ?", []any{utf8.RuneCountInString(prefix), prefix}
-}
-
-// regionUndated counts the nodes in scope without a value in field.
-func (v *Vine) regionUndated(ctx context.Context, field, scope string, scopeArgs []any) (int, error) {
-	q, args := undatedSQL(field, scope, scopeArgs)
-	return v.stmts.count(ctx, q, args...)
 }

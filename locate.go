@@ -474,7 +474,7 @@ func (v *Vine) locateWindowFacts(ctx context.Context, res *LocateResult, w windo
 	}
 	echo := w.Echo()
 	res.Window = &echo
-	n, err := v.undatedCount(ctx, w, "")
+	n, err := undatedCount(ctx, &v.stmts, w, "")
 	res.UndatedExcluded = n
 	return err
 }
@@ -492,7 +492,7 @@ func (v *Vine) locateExplainEmpty(ctx context.Context, res *LocateResult, w wind
 	if !w.Active() {
 		return nil
 	}
-	matched, hint, err := v.emptyWindowFacts(ctx, w)
+	matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, w)
 	if err != nil {
 		return err
 	}

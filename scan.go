@@ -878,13 +878,13 @@ func (v *Vine) scanLoad(ctx context.Context, tx *sql.Tx, res *ScanResult, ids, f
 func (v *Vine) scanWindowFacts(ctx context.Context, w window.Window, res *ScanResult) error {
 	echo := w.Echo()
 	res.Window = &echo
-	undated, err := v.undatedCount(ctx, w, "")
+	undated, err := undatedCount(ctx, &v.stmts, w, "")
 	if err != nil {
 		return err
 	}
 	res.UndatedExcluded = undated
 	if res.Total == 0 {
-		matched, hint, err := v.emptyWindowFacts(ctx, w)
+		matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, w)
 		if err != nil {
 			return err
 		}

@@ -472,7 +472,7 @@ func runeOffset(s string, from, count int) int {
 func (v *Vine) sniffWindowFacts(ctx context.Context, res *SniffResult, w window.Window, prefix string) error {
 	echo := w.Echo()
 	res.Window = &echo
-	undated, err := v.undatedCount(ctx, w, prefix)
+	undated, err := undatedCount(ctx, &v.stmts, w, prefix)
 	if err != nil {
 		return err
 	}
@@ -484,7 +484,7 @@ func (v *Vine) sniffWindowFacts(ctx context.Context, res *SniffResult, w window.
 	if err != nil {
 		return err
 	}
-	matched, hint, err := v.emptyWindowFacts(ctx, w)
+	matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, w)
 	if err != nil {
 		return err
 	}
