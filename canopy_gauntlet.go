@@ -48,7 +48,7 @@ func (v *Vine) gauntletFor(ctx context.Context, off *bool, toward string) *gaunt
 	}
 	var vec []float32
 	if toward == "" {
-		session := v.sessionOf(ctx)
+		session := v.heat.sessionOf(ctx)
 		var cached []float32
 		if toward, cached = l.goals.get(session, e.Model()); toward == "" {
 			return nil

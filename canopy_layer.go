@@ -192,7 +192,7 @@ func (d canopyDense) Nearest(ctx context.Context, query string, n int) ([]string
 	if len(vec) != ix.Dim {
 		return nil, fmt.Errorf("canopy: query vector has %d values, the index %d", len(vec), ix.Dim)
 	}
-	l.goals.setVector(d.v.sessionOf(ctx), query, e.Model(), vec)
+	l.goals.setVector(d.v.heat.sessionOf(ctx), query, e.Model(), vec)
 	hits := ix.Nearest(vec, n)
 	ids := make([]string, len(hits))
 	for i, h := range hits {

@@ -433,7 +433,7 @@ func (g *grafting) summary() gitops.PatchSummary {
 // reinforce deposits fortification heat, best effort: heat is derived
 // state, and the write (or no-op) already stands.
 func (v *Vine) reinforce(ctx context.Context, id string, fortified []LinkRef) {
-	r, ok := v.heatSource.(HeatReinforcer)
+	r, ok := v.heat.source.(HeatReinforcer)
 	if !ok || len(fortified) == 0 {
 		return
 	}

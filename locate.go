@@ -191,7 +191,7 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	q.filter.scope = scopeOf(ctx)
 	// Every locate names the session's goal for the Gauntlet (K.2); the
 	// text is kept, its embedding waits for the first hop that ranks.
-	v.canopy.goals.set(v.sessionOf(ctx), query)
+	v.canopy.goals.set(v.heat.sessionOf(ctx), query)
 	ts, err := v.selectTerms(ctx, locateTerms(query))
 	if err != nil {
 		return nil, err
@@ -426,7 +426,7 @@ func (v *Vine) rankLocate(ctx context.Context, cands []locateCand, alpha float64
 	for i, c := range cands {
 		ids[i] = c.id
 	}
-	heat := v.heat(ctx, ids)
+	heat := v.heat.read(ctx, ids)
 	for i := range cands {
 		c := &cands[i]
 		h := min(1, max(0, heat[c.id]))

@@ -445,7 +445,7 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 			ids = append(ids, e.Src)
 		}
 	}
-	heat := v.heat(ctx, ids)
+	heat := v.heat.read(ctx, ids)
 	if wantOut {
 		if err := v.digestEdgesOut(ctx, rec.Edges, heat, g, d); err != nil {
 			return err
@@ -480,7 +480,7 @@ const (
 // 100,000 nodes a hub's 1,800 in-edges and their heat were 7 ms of an
 // 8 ms look.
 func (v *Vine) sampleInEdges(ctx context.Context, id string, byHeat bool, shown int) ([]catalog.InEdge, int, error) {
-	if lister, ok := v.heatSource.(HeatLister); ok && byHeat && !scopeOf(ctx).restricted() {
+	if lister, ok := v.heat.source.(HeatLister); ok && byHeat && !scopeOf(ctx).restricted() {
 		degree, err := v.cat.InDegree(ctx, id)
 		if err != nil {
 			return nil, 0, err

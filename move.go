@@ -125,7 +125,7 @@ func (v *Vine) moveChildren(ctx context.Context, id string) ([]Neighbor, error) 
 	for i, r := range rows {
 		ids[i] = r.id
 	}
-	heat := v.heat(ctx, ids)
+	heat := v.heat.read(ctx, ids)
 	out := make([]Neighbor, len(rows))
 	for i, r := range rows {
 		out[i] = Neighbor{ID: r.id, Rel: relChildren, Direction: DirectionOut, Type: r.typ,
@@ -175,7 +175,7 @@ func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir strin
 	if err != nil {
 		return nil, false, err
 	}
-	heat := v.heat(ctx, ids)
+	heat := v.heat.read(ctx, ids)
 	for i := range list {
 		n := &list[i]
 		n.Type, n.Summary, n.Heat = "?", "", readHeatRound(heat[n.ID])

@@ -491,7 +491,7 @@ func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after
 	more := len(ids) > limit
 	ids = ids[:min(limit, len(ids))]
 	if after != nil && slices.Contains(fields, "heat") {
-		heat = v.heat(ctx, ids)
+		heat = v.heat.read(ctx, ids)
 	}
 	if g != nil {
 		res.Frontier = g.frontier()
@@ -781,7 +781,7 @@ func (v *Vine) scanRankedIDs(ctx context.Context, tx *sql.Tx, q scanQuery, g *ga
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	heat := v.heat(ctx, ids)
+	heat := v.heat.read(ctx, ids)
 	// Stable: equal heat keeps id order, the Go tie-break of C.6.
 	slices.SortStableFunc(ids, func(a, b string) int { return cmp.Compare(heat[b], heat[a]) })
 	if g != nil {

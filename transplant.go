@@ -251,7 +251,7 @@ func (tp *transplanting) commit(ctx context.Context, t *txn) (*TransplantResult,
 	}
 	tp.res.Commit = sha
 	tp.v.markStale(ctx, append([]string{tp.dst}, tp.touched.ids()...)...) // §9.18: vectors are keyed by id
-	if r, ok := tp.v.heatSource.(HeatRekeyer); ok {
+	if r, ok := tp.v.heat.source.(HeatRekeyer); ok {
 		if err := r.Rekey(ctx, tp.old.ID, tp.dst); err != nil {
 			tp.v.log.Warn("heat not re-keyed after transplant", "from", tp.old.ID, "to", tp.dst, "err", err)
 		}

@@ -28,7 +28,6 @@ import (
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/journal"
 	"github.com/monkeyllm/vine/payload"
-	"github.com/monkeyllm/vine/trails"
 )
 
 // Options configure Open and Init. The zero value opens a writable forest
@@ -129,14 +128,10 @@ type Vine struct {
 	skipAutoIndex bool
 	jsonDepth     int               // bound on Call's argument nesting
 	readLimits    forest.ReadLimits // bound on reading one node file
-	observer      Observer
-	heatSource    HeatSource
-	fetcher       payload.Fetcher // nil: payload.DefaultRegistry()
-	sqlLimits     sqlLimits       // memory limits of query and tend
+	fetcher       payload.Fetcher   // nil: payload.DefaultRegistry()
+	sqlLimits     sqlLimits         // memory limits of query and tend
 
-	trails  *trails.Store  // heat (Part D)
-	tracer  *trails.Tracer // one event per call
-	session string         // the Vine's own session when a call names none
+	heat heatLayer // heat, traces and the observer (Part D)
 
 	canopy *canopyLayer // the vector layer, inert without embedder and index
 
@@ -192,9 +187,10 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 			"create one with Init (vine init --forest DIR --title T)")
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
-		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
-		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
-		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits}
+		skipAutoIndex: opt.SkipAutoIndex,
+		fetcher:       opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
+		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits,
+		heat: heatLayer{source: opt.Heat, observer: opt.Observer, log: opt.Logger}}
 	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()
@@ -218,7 +214,7 @@ func (v *Vine) open(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(v.root.Dir(), forest.DerivedDir), 0o755); err != nil {
 		return fmt.Errorf("vine: create derived dir: %w", err)
 	}
-	if err := v.openTrails(ctx); err != nil {
+	if err := v.heat.open(ctx, filepath.Join(v.root.Dir(), forest.DerivedDir)); err != nil {
 		return err
 	}
 	cat, err := catalog.Open(ctx, v.catalogPath(), catalog.Options{})
@@ -335,9 +331,7 @@ func (v *Vine) Close() error {
 		if v.cat != nil {
 			errs = append(errs, v.cat.Close())
 		}
-		if v.trails != nil {
-			errs = append(errs, v.trails.Close())
-		}
+		errs = append(errs, v.heat.close())
 		v.closeErr = errors.Join(errs...)
 	})
 	return v.closeErr
