@@ -154,7 +154,7 @@ func (v *Vine) Calendar(ctx context.Context, opt CalendarOptions) (*CalendarResu
 	region, regionArgs := regionPredicate(prefix, leaf)
 	scope, scopeArgs := andScope(ctx, "id", region, regionArgs)
 
-	buckets, rng, err := v.calendarBuckets(ctx, w, gran, scope, scopeArgs)
+	buckets, rng, err := calendarBuckets(ctx, &v.stmts, w, gran, scope, scopeArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (v *Vine) Calendar(ctx context.Context, opt CalendarOptions) (*CalendarResu
 // calendarBuckets runs the one GROUP BY and folds its rows into buckets,
 // most recent first, and the range over all of them. Rows whose date is
 // no calendar date are skipped, never a crash.
-func (v *Vine) calendarBuckets(ctx context.Context, w window.Window, gran, scope string, scopeArgs []any) ([]CalendarBucket, CalendarRange, error) {
+func calendarBuckets(ctx context.Context, stmts *stmtCache, w window.Window, gran, scope string, scopeArgs []any) ([]CalendarBucket, CalendarRange, error) {
 	col := w.Field
 	winSQL, winArgs := w.SQL("")
 	// A stored value whose first ten characters are no calendar date
@@ -185,7 +185,7 @@ func (v *Vine) calendarBuckets(ctx context.Context, w window.Window, gran, scope
 		"WHERE %[2]s != '' AND %[2]s IS NOT NULL AND date(substr(%[2]s, 1, 10)) = substr(%[2]s, 1, 10) "+
 		"AND %[3]s AND %[4]s GROUP BY period",
 		fmt.Sprintf(calendarPeriodSQL[gran], col), col, scope, winSQL)
-	st, err := v.stmts.Prepare(ctx, query)
+	st, err := stmts.Prepare(ctx, query)
 	if err != nil {
 		return nil, CalendarRange{}, err
 	}
