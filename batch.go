@@ -65,7 +65,7 @@ func (v *Vine) LookBatch(ctx context.Context, ids []string, opt LookOptions) (*L
 		if err != nil {
 			return nil, err
 		}
-		d, err := v.digest(ctx, rec, want)
+		d, err := buildDigest(ctx, v, rec, want)
 		if batchMissing(err) { // the file went away under its catalog row
 			res.Missing = append(res.Missing, id)
 			continue

@@ -170,7 +170,12 @@ func (v *Vine) Records(ctx context.Context, ids []string) (map[string]catalog.Re
 // policy can see: a hidden node's link is no evidence a scoped reader may
 // act on (its supersession, for one, must not hide a visible node).
 func (v *Vine) InEdges(ctx context.Context, id string) ([]catalog.InEdge, error) {
-	in, err := v.cat.InEdges(ctx, id)
+	return visibleInEdges(ctx, v.cat, id)
+}
+
+// visibleInEdges is InEdges over cat.
+func visibleInEdges(ctx context.Context, cat *catalog.Catalog, id string) ([]catalog.InEdge, error) {
+	in, err := cat.InEdges(ctx, id)
 	if err != nil {
 		return nil, err
 	}
