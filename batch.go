@@ -104,7 +104,7 @@ func (v *Vine) PickBatch(ctx context.Context, ids []string, opt PickOptions) (*P
 		rec, err := v.resolve(ctx, id)
 		var src *pickSource
 		if err == nil {
-			src, err = v.pickSource(rec)
+			src, err = v.files.pickSource(rec)
 		}
 		if batchMissing(err) {
 			res.Missing = append(res.Missing, id)

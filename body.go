@@ -41,7 +41,7 @@ func (v *Vine) BodyOf(ctx context.Context, rec catalog.Record) (*Body, error) {
 }
 
 func (v *Vine) bodyOf(rec catalog.Record) (*Body, error) {
-	src, err := v.pickSource(rec)
+	src, err := v.files.pickSource(rec)
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func (v *Vine) Graft(ctx context.Context, id string, patch GraftPatch) (*GraftRe
 	if err != nil {
 		return nil, err
 	}
-	old, err := v.node(rec)
+	old, err := v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}

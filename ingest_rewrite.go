@@ -38,7 +38,7 @@ func (v *Vine) Rewrite(ctx context.Context, g trust.Grant, id, subject string, e
 	if err != nil {
 		return "", err
 	}
-	old, err := v.node(rec)
+	old, err := v.files.node(rec)
 	if err != nil {
 		return "", err
 	}

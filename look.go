@@ -697,7 +697,7 @@ type lazyBody struct {
 
 func (b *lazyBody) get() (string, error) {
 	if !b.done {
-		b.node, b.err = b.v.node(b.rec)
+		b.node, b.err = b.v.files.node(b.rec)
 		b.done = true
 	}
 	if b.err != nil {

@@ -464,7 +464,7 @@ func (p *plan) index(ctx context.Context, id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := p.v.node(rec)
+	n, err := p.v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 	if hidden > 0 {
 		return nil, hiddenAnchorsError("prune", rec.ID, hidden)
 	}
-	n, err := v.node(rec)
+	n, err := v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (p *pruning) findBurials(ctx context.Context) {
 // forest's own _derived staging (source_root inside _derived), or "".
 func (v *Vine) stagedSource(n *forest.Node) string {
 	sp := n.Front.String("source_path")
-	root := v.sourceRoot()
+	root := v.files.sourceRoot()
 	if sp == "" || root == "" || remoteURI.MatchString(sp) {
 		return ""
 	}

@@ -103,10 +103,30 @@ func (v *Vine) heal(ctx context.Context, id, path string) (catalog.Record, bool,
 	return rec, true, nil
 }
 
+// nodeFiles reads the forest's node files within its read limits, and
+// the bodies content: cached and content: reference point to (pick.go).
+type nodeFiles struct {
+	root   forest.Root
+	limits forest.ReadLimits
+}
+
+// read reads and parses the node file of a canonical id.
+func (f nodeFiles) read(id string) (*forest.Node, error) {
+	path, err := f.root.TrustedPath(id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := forest.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return forest.ParseWithin(id, data, f.limits)
+}
+
 // node reads and parses the file of a resolved record (a catalog id, so
 // the cheap lexical containment applies).
-func (v *Vine) node(rec catalog.Record) (*forest.Node, error) {
-	n, err := v.readNode(rec.ID)
+func (f nodeFiles) node(rec catalog.Record) (*forest.Node, error) {
+	n, err := f.read(rec.ID)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, notFound(rec.ID)
 	}

@@ -431,9 +431,9 @@ func (v *Vine) sniffBody(id string) (string, bool) {
 	}
 	switch n.Content() {
 	case "cached":
-		body, err = v.cachedBody(id)
+		body, err = v.files.cachedBody(id)
 	case "reference":
-		body, err = v.referenceBody(id, n.Front.String("source_path"))
+		body, err = v.files.referenceBody(id, n.Front.String("source_path"))
 	}
 	return body, err == nil
 }

@@ -64,7 +64,7 @@ func (v *Vine) Transplant(ctx context.Context, id, newID string) (*TransplantRes
 	if err := v.checkDestination(ctx, dst); err != nil {
 		return nil, err
 	}
-	n, err := v.node(rec)
+	n, err := v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,8 @@ type Vine struct {
 	fetcher       payload.Fetcher   // nil: payload.DefaultRegistry()
 	sqlLimits     sqlLimits         // memory limits of query and tend
 
-	heat heatLayer // heat, traces and the observer (Part D)
+	heat  heatLayer // heat, traces and the observer (Part D)
+	files nodeFiles // node files and the bodies they point to
 
 	canopy *canopyLayer // the vector layer, inert without embedder and index
 
@@ -190,7 +191,8 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 		skipAutoIndex: opt.SkipAutoIndex,
 		fetcher:       opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
 		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits,
-		heat: heatLayer{source: opt.Heat, observer: opt.Observer, log: opt.Logger}}
+		heat:  heatLayer{source: opt.Heat, observer: opt.Observer, log: opt.Logger},
+		files: nodeFiles{root: root, limits: opt.ReadLimits}}
 	v.canopy = newCanopyLayer(root.Dir(), opt.Embedder, opt.Logger)
 	if err := v.open(ctx); err != nil {
 		v.Close()
@@ -285,15 +287,7 @@ func (v *Vine) refreshDialect() {
 
 // readNode parses the node file of a catalog-trusted id.
 func (v *Vine) readNode(id string) (*forest.Node, error) {
-	path, err := v.root.TrustedPath(id)
-	if err != nil {
-		return nil, err
-	}
-	data, err := forest.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return v.parse(id, data)
+	return v.files.read(id)
 }
 
 // parse reads a node file within the forest's read limits.
