@@ -177,7 +177,7 @@ func (tp *transplanting) plan(ctx context.Context) error {
 	tp.res.BacklinksRewritten += retargetLinks(n, old, dst)
 	tp.n = n
 
-	anchors, err := tp.v.anchors(ctx, old)
+	anchors, err := anchorsOf(ctx, tp.v.cat, old)
 	if err != nil {
 		return err
 	}
