@@ -147,7 +147,7 @@ func (v *Vine) Calendar(ctx context.Context, opt CalendarOptions) (*CalendarResu
 		limit = calendarDefaultLimit
 	}
 	limit = min(max(limit, 1), calendarMaxLimit)
-	prefix, leaf, err := v.scopePrefix(ctx, opt.Scope)
+	prefix, leaf, err := scopePrefix(ctx, v.cat, opt.Scope)
 	if err != nil {
 		return nil, err
 	}

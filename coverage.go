@@ -150,7 +150,7 @@ func (v *Vine) Coverage(ctx context.Context, opt CoverageOptions) (*CoverageRepo
 	if err != nil {
 		return nil, err
 	}
-	prefix, leaf, err := v.scopePrefix(ctx, opt.Scope)
+	prefix, leaf, err := scopePrefix(ctx, v.cat, opt.Scope)
 	if err != nil {
 		return nil, err
 	}

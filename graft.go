@@ -102,7 +102,7 @@ func (v *Vine) Graft(ctx context.Context, id string, patch GraftPatch) (*GraftRe
 	if patch.empty() {
 		return nil, emptyPatch()
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

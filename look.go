@@ -288,7 +288,7 @@ var lookClipKeys = []string{"outline", "children", "edges_in", "edges_out", "sam
 // When the Gauntlet applies (see LookOptions), edges_out and edges_in are
 // ordered by proximity to the goal and the digest carries frontier.
 func (v *Vine) Look(ctx context.Context, id string, opt LookOptions) (*Digest, error) {
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	if dir != DirectionOut && dir != DirectionIn && dir != DirectionBoth {
 		return nil, errDirection(dir)
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ type prefetchTarget struct{ id, uri, hash string }
 // Op "prefetch". Prefetch writes only the derived layer, so it runs on a
 // read-only Vine too.
 func (v *Vine) Prefetch(ctx context.Context, scope string) (*PrefetchResult, error) {
-	prefix, _, err := v.scopePrefix(ctx, scope)
+	prefix, _, err := scopePrefix(ctx, v.cat, scope)
 	if err != nil {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ func (v *Vine) CloseSession(ctx context.Context, success bool, answerNodes []str
 	if success && len(answerNodes) > 0 {
 		var warm []string
 		for _, id := range answerNodes {
-			rec, err := v.resolve(ctx, id)
+			rec, err := v.resolver.resolve(ctx, id)
 			if err != nil {
 				return nil, err
 			}

@@ -163,7 +163,7 @@ func (v *Vine) Pick(ctx context.Context, id string, opt PickOptions) (*Content, 
 	if err != nil {
 		return nil, err
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 		return nil, err
 	}
 	defer release()
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -431,7 +431,7 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 		limit = scanMaxItems
 	}
 	limit = min(max(limit, 1), scanMaxItems)
-	rec, err := v.resolve(ctx, parentID)
+	rec, err := v.resolver.resolve(ctx, parentID)
 	if err != nil {
 		return nil, err
 	}

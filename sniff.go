@@ -95,7 +95,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	if err != nil {
 		return nil, err
 	}
-	prefix, _, err := v.scopePrefix(ctx, opt.Scope)
+	prefix, _, err := scopePrefix(ctx, v.cat, opt.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -531,7 +531,7 @@ func (v *Vine) SniffEach(ctx context.Context, id string, terms []string) ([]Snif
 	if err != nil {
 		return nil, err
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

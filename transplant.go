@@ -50,7 +50,7 @@ func (v *Vine) Transplant(ctx context.Context, id, newID string) (*TransplantRes
 		return nil, err
 	}
 	defer release()
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -131,8 +131,9 @@ type Vine struct {
 	fetcher       payload.Fetcher   // nil: payload.DefaultRegistry()
 	sqlLimits     sqlLimits         // memory limits of query and tend
 
-	heat  heatLayer // heat, traces and the observer (Part D)
-	files nodeFiles // node files and the bodies they point to
+	heat     heatLayer // heat, traces and the observer (Part D)
+	files    nodeFiles // node files and the bodies they point to
+	resolver resolver  // caller ids to catalog rows, once the catalog is open
 
 	canopy *canopyLayer // the vector layer, inert without embedder and index
 
@@ -225,6 +226,7 @@ func (v *Vine) open(ctx context.Context) error {
 	}
 	v.cat = cat
 	v.stmts.db = cat.DB()
+	v.resolver = resolver{files: v.files, cat: cat, log: v.log}
 	v.canopy.attach(cat)
 	if v.journal != nil {
 		// A write another process left half-done is repaired before
