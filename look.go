@@ -361,7 +361,7 @@ type digestBuilder struct {
 // buildDigest builds the digest of a resolved record and fits it to budget.
 func buildDigest(ctx context.Context, v *Vine, rec catalog.Record, want lookWant) (*Digest, error) {
 	b := &digestBuilder{v: v, nb: neighborsOf(v), rec: rec, want: want,
-		d: &Digest{ID: rec.ID}, body: &lazyBody{v: v, rec: rec}}
+		d: &Digest{ID: rec.ID}, body: &lazyBody{files: v.files, rec: rec}}
 	d := b.d
 	d.keys.add(dkID)
 	d.passport(rec, want)
@@ -688,16 +688,16 @@ func atxHeaderText(line string) string {
 
 // lazyBody reads a resolved node's body at most once, on first need.
 type lazyBody struct {
-	v    *Vine
-	rec  catalog.Record
-	node *forest.Node
-	err  error
-	done bool
+	files nodeFiles
+	rec   catalog.Record
+	node  *forest.Node
+	err   error
+	done  bool
 }
 
 func (b *lazyBody) get() (string, error) {
 	if !b.done {
-		b.node, b.err = b.v.files.node(b.rec)
+		b.node, b.err = b.files.node(b.rec)
 		b.done = true
 	}
 	if b.err != nil {
