@@ -57,7 +57,7 @@ func (v *Vine) LookBatch(ctx context.Context, ids []string, opt LookOptions) (*L
 	ctx = withLookGauntlet(ctx, opt) // one Gauntlet goal for every digest (look.go)
 	want := newLookWant(opt.Fields)
 	for _, id := range batchUniqueIDs(ids) {
-		rec, err := v.resolve(ctx, id)
+		rec, err := v.resolver.resolve(ctx, id)
 		if batchMissing(err) {
 			res.Missing = append(res.Missing, id)
 			continue
@@ -65,7 +65,7 @@ func (v *Vine) LookBatch(ctx context.Context, ids []string, opt LookOptions) (*L
 		if err != nil {
 			return nil, err
 		}
-		d, err := v.digest(ctx, rec, want)
+		d, err := buildDigest(ctx, v, rec, want)
 		if batchMissing(err) { // the file went away under its catalog row
 			res.Missing = append(res.Missing, id)
 			continue
@@ -101,10 +101,10 @@ func (v *Vine) PickBatch(ctx context.Context, ids []string, opt PickOptions) (*P
 	}
 	res := &PickBatchResult{Nodes: []*Content{}, Missing: []string{}, Dropped: []string{}}
 	for _, id := range batchUniqueIDs(ids) {
-		rec, err := v.resolve(ctx, id)
+		rec, err := v.resolver.resolve(ctx, id)
 		var src *pickSource
 		if err == nil {
-			src, err = v.pickSource(rec)
+			src, err = v.files.pickSource(rec)
 		}
 		if batchMissing(err) {
 			res.Missing = append(res.Missing, id)

@@ -22,7 +22,7 @@ type Body struct {
 // the node's own body, or the backing file of content: cached and
 // content: reference.
 func (v *Vine) ReadBody(ctx context.Context, id string) (*Body, error) {
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -34,14 +34,14 @@ func (v *Vine) ReadBody(ctx context.Context, id string) (*Body, error) {
 // row again. The id is still checked: a node out of the call's scope or
 // outside the forest is E_NOT_FOUND.
 func (v *Vine) BodyOf(ctx context.Context, rec catalog.Record) (*Body, error) {
-	if id, _, ok := v.reachable(ctx, rec.ID); !ok || id != rec.ID {
+	if id, _, ok := v.files.reachable(ctx, rec.ID); !ok || id != rec.ID {
 		return nil, notFound(rec.ID)
 	}
 	return v.bodyOf(rec)
 }
 
 func (v *Vine) bodyOf(rec catalog.Record) (*Body, error) {
-	src, err := v.pickSource(rec)
+	src, err := v.files.pickSource(rec)
 	if err != nil {
 		return nil, err
 	}

@@ -147,19 +147,19 @@ func (v *Vine) Calendar(ctx context.Context, opt CalendarOptions) (*CalendarResu
 		limit = calendarDefaultLimit
 	}
 	limit = min(max(limit, 1), calendarMaxLimit)
-	prefix, leaf, err := v.scopePrefix(ctx, opt.Scope)
+	prefix, leaf, err := scopePrefix(ctx, v.cat, opt.Scope)
 	if err != nil {
 		return nil, err
 	}
-	scope, scopeArgs := regionPredicate(prefix, leaf)
-	scope, scopeArgs = andScope(ctx, "id", scope, scopeArgs)
+	region, regionArgs := regionPredicate(prefix, leaf)
+	scope, scopeArgs := andScope(ctx, "id", region, regionArgs)
 
-	buckets, rng, err := v.calendarBuckets(ctx, w, gran, scope, scopeArgs)
+	buckets, rng, err := calendarBuckets(ctx, &v.stmts, w, gran, scope, scopeArgs)
 	if err != nil {
 		return nil, err
 	}
 	res := &CalendarResult{DateField: w.Field, Granularity: gran, Range: rng, Scope: opt.Scope}
-	if res.Undated, err = v.regionUndated(ctx, w.Field, scope, scopeArgs); err != nil {
+	if res.Undated, err = windowFacts(ctx, &v.stmts).Undated(ctx, w.Column(), region, regionArgs); err != nil {
 		return nil, err
 	}
 	if w.Active() {
@@ -175,7 +175,7 @@ func (v *Vine) Calendar(ctx context.Context, opt CalendarOptions) (*CalendarResu
 // calendarBuckets runs the one GROUP BY and folds its rows into buckets,
 // most recent first, and the range over all of them. Rows whose date is
 // no calendar date are skipped, never a crash.
-func (v *Vine) calendarBuckets(ctx context.Context, w window.Window, gran, scope string, scopeArgs []any) ([]CalendarBucket, CalendarRange, error) {
+func calendarBuckets(ctx context.Context, stmts *stmtCache, w window.Window, gran, scope string, scopeArgs []any) ([]CalendarBucket, CalendarRange, error) {
 	col := w.Field
 	winSQL, winArgs := w.SQL("")
 	// A stored value whose first ten characters are no calendar date
@@ -185,7 +185,7 @@ func (v *Vine) calendarBuckets(ctx context.Context, w window.Window, gran, scope
 		"WHERE %[2]s != '' AND %[2]s IS NOT NULL AND date(substr(%[2]s, 1, 10)) = substr(%[2]s, 1, 10) "+
 		"AND %[3]s AND %[4]s GROUP BY period",
 		fmt.Sprintf(calendarPeriodSQL[gran], col), col, scope, winSQL)
-	st, err := v.stmt(ctx, query)
+	st, err := stmts.Prepare(ctx, query)
 	if err != nil {
 		return nil, CalendarRange{}, err
 	}
@@ -267,10 +267,4 @@ func regionPredicate(prefix string, leaf bool) (string, []any) {
 		return "1", nil
 	}
 	return "substr(id, 1, ?) = ?", []any{utf8.RuneCountInString(prefix), prefix}
-}
-
-// regionUndated counts the nodes in scope without a value in field.
-func (v *Vine) regionUndated(ctx context.Context, field, scope string, scopeArgs []any) (int, error) {
-	q, args := undatedSQL(field, scope, scopeArgs)
-	return v.countQuery(ctx, q, args...)
 }

@@ -154,7 +154,7 @@ func TestCalendarRoundTrip(t *testing.T) {
 		for _, b := range res.Buckets {
 			w, err := window.Parse(b.Since, b.Until, "")
 			require.NoError(t, err)
-			matched, _, err := v.emptyWindowFacts(ctx, w)
+			matched, _, err := windowFacts(ctx, &v.stmts).Empty(ctx, w)
 			require.NoError(t, err)
 			assert.Equal(t, b.Nodes, matched, "%s %s", gran, b.Period)
 

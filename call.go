@@ -100,7 +100,7 @@ func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, 
 	start := time.Now()
 	a, err := decodeArgs(p.sig, args, v.jsonDepth)
 	if err != nil {
-		v.observe(ctx, Event{Primitive: name, Duration: time.Since(start), Code: envelope.CodeOf(err)})
+		v.heat.observe(ctx, Event{Primitive: name, Duration: time.Since(start), Code: envelope.CodeOf(err)})
 		return nil, err
 	}
 	res, err := p.run(ctx, v, a)
@@ -111,13 +111,13 @@ func (v *Vine) Call(ctx context.Context, name string, args []byte) (result any, 
 	if err == nil {
 		ev.Returned = returnedIDs(res)
 	}
-	v.observe(ctx, ev)
+	v.heat.observe(ctx, ev)
 	if !(name == "plant" && a.Bool("dry_run")) { // dry-run plants are never traced
 		traced := res
 		if err != nil {
 			traced = envelope.From(name, err)
 		}
-		v.trace(ctx, ev, args, traced)
+		v.heat.trace(ctx, ev, args, traced)
 	}
 	if err != nil {
 		if c := envelope.CodeOf(err); c == "" || c == envelope.Internal {

@@ -117,7 +117,7 @@ func TestGauntletInertLayerIsByteIdentical(t *testing.T) {
 			for i := range baseline {
 				assert.Equal(t, baseline[i], got[i], "%v answers as without Canopy", frontierCalls(hub)[i])
 			}
-			for _, ev := range v.tracer.Events(session) {
+			for _, ev := range v.heat.tracer.Events(session) {
 				assert.Nil(t, ev.EmbedMS, "%s embedded nothing", ev.Primitive)
 				assert.Nil(t, ev.DenseMS)
 			}
@@ -301,7 +301,7 @@ func TestTraceCarriesEmbedAndDenseShares(t *testing.T) {
 	for _, s := range steps {
 		wireCall(t, ctx, v, s.name, s.args)
 	}
-	events := v.tracer.Events("traced")
+	events := v.heat.tracer.Events("traced")
 	require.Len(t, events, len(steps))
 	for i, s := range steps {
 		ev := events[i]

@@ -20,7 +20,7 @@ var canopyDir = filepath.Join(forest.DerivedDir, "canopy")
 // each use, as the engine's own code reads them.
 func newCanopyLayer(v *Vine, e canopy.Embedder) *canopy.Layer {
 	return canopy.NewLayer(filepath.Join(v.root.Dir(), canopyDir), &canopy.LayerOptions{
-		Embedder: e, Logger: v.log, Session: v.sessionOf,
+		Embedder: e, Logger: v.log, Session: v.heat.sessionOf,
 		Now: func() time.Time { return v.now() },
 		Progress: func(op string, done, total int) {
 			if v.progress != nil {

@@ -150,7 +150,7 @@ func (v *Vine) Coverage(ctx context.Context, opt CoverageOptions) (*CoverageRepo
 	if err != nil {
 		return nil, err
 	}
-	prefix, leaf, err := v.scopePrefix(ctx, opt.Scope)
+	prefix, leaf, err := scopePrefix(ctx, v.cat, opt.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -167,14 +167,18 @@ func (v *Vine) Coverage(ctx context.Context, opt CoverageOptions) (*CoverageRepo
 		dir = strings.TrimSuffix(listing, forest.RootIndexID)
 	}
 	rep := &CoverageReport{DateField: w.Field, Scope: opt.Scope}
-	roots, err := v.coverageRoots(ctx, rep, dir, listing, scope, scopeArgs)
+	present := func(ctx context.Context, id, payload string) bool {
+		return v.place.Stat(payloadScope(ctx), id, payload).Present
+	}
+	q := coverageQuery{stmts: &v.stmts, stat: present, dir: dir, scope: scope, args: scopeArgs}
+	roots, err := q.roots(ctx, rep, listing)
 	if err != nil {
 		return nil, err
 	}
-	if err := v.coverageGroups(ctx, rep, scope, scopeArgs); err != nil {
+	if err := q.groups(ctx, rep); err != nil {
 		return nil, err
 	}
-	if err := v.coveragePayloads(ctx, rep, roots, dir, scope, scopeArgs); err != nil {
+	if err := q.payloads(ctx, rep, roots); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(roots, func(a, b CoverageRoot) int {
@@ -184,6 +188,18 @@ func (v *Vine) Coverage(ctx context.Context, opt CoverageOptions) (*CoverageRepo
 	cut := budget.ShrinkTail(&rep.Roots, coverageBudget, func() any { return rep })
 	rep.Truncated = cut > 0
 	return rep, nil
+}
+
+// coverageQuery is one coverage read over a resolved scope: the listing
+// folder whose children are the roots, the scope predicate with its
+// arguments, the statement cache the aggregates run through, and how a
+// local payload is stat'ed.
+type coverageQuery struct {
+	stmts *stmtCache
+	stat  func(ctx context.Context, id, payload string) bool // the local file is there and in reach
+	dir   string
+	scope string
+	args  []any
 }
 
 // coverageRootKey maps a node id to the child of the listing folder it
@@ -202,28 +218,28 @@ func coverageRootArgs(dir string) []any {
 // coverageSystemSQL is true for _meta and the ids under it.
 const coverageSystemSQL = "(id = '_meta' OR substr(id, 1, 6) = '_meta/')"
 
-// coverageRoots runs the one aggregate over the scope: every node is
+// roots runs the one aggregate over the scope: every node is
 // keyed to the child of the listing folder it lies under and the keys are
 // grouped, so the totals (total, undated, system) are sums over the groups
 // and the roots are the groups whose key is a child row of the listing.
 // The few keys are joined to their rows after grouping: a lookup per root,
 // never per node.
-func (v *Vine) coverageRoots(ctx context.Context, rep *CoverageReport, dir, listing, scope string, scopeArgs []any) ([]CoverageRoot, error) {
+func (q coverageQuery) roots(ctx context.Context, rep *CoverageReport, listing string) ([]CoverageRoot, error) {
 	d := rep.DateField
 	query := "WITH s AS (SELECT root, count(*) AS nodes, coalesce(sum(kind = 'branch'), 0) AS branches, " +
 		"min(NULLIF(d, '')) AS first, max(NULLIF(d, '')) AS last, " +
 		"min(NULLIF(origin, '')) AS lo, max(NULLIF(origin, '')) AS hi, " +
 		"coalesce(sum(origin IS NULL OR origin = ''), 0) AS without, " +
 		"coalesce(sum(d IS NULL OR d = ''), 0) AS undated, coalesce(sum(" + coverageSystemSQL + "), 0) AS system " +
-		"FROM (SELECT id, kind, origin, " + d + " AS d, " + coverageRootKey + " AS root FROM nodes WHERE " + scope + ") " +
+		"FROM (SELECT id, kind, origin, " + d + " AS d, " + coverageRootKey + " AS root FROM nodes WHERE " + q.scope + ") " +
 		"GROUP BY root) " +
 		"SELECT s.root, r.parent, r.title, r.kind, s.nodes, s.branches, s.first, s.last, s.lo, s.hi, s.without, " +
 		"s.undated, s.system FROM s LEFT JOIN nodes AS r ON r.id = s.root"
-	st, err := v.stmt(ctx, query)
+	st, err := q.stmts.Prepare(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, append(coverageRootArgs(dir), scopeArgs...)...)
+	rows, err := st.QueryContext(ctx, append(coverageRootArgs(q.dir), q.args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -276,15 +292,15 @@ func coverageOrigin(lo, hi string) string {
 	return lo[:slash+1]
 }
 
-// coverageGroups fills the type, source and language groupings from one
+// groups fills the type, source and language groupings from one
 // GROUP BY over the three columns: a row per distinct combination, folded
 // here, never a row per node. No value is no category.
-func (v *Vine) coverageGroups(ctx context.Context, rep *CoverageReport, scope string, scopeArgs []any) error {
-	st, err := v.stmt(ctx, "SELECT type, source, lang, count(*) FROM nodes WHERE "+scope+" GROUP BY type, source, lang")
+func (q coverageQuery) groups(ctx context.Context, rep *CoverageReport) error {
+	st, err := q.stmts.Prepare(ctx, "SELECT type, source, lang, count(*) FROM nodes WHERE "+q.scope+" GROUP BY type, source, lang")
 	if err != nil {
 		return err
 	}
-	rows, err := st.QueryContext(ctx, scopeArgs...)
+	rows, err := st.QueryContext(ctx, q.args...)
 	if err != nil {
 		return err
 	}
@@ -324,18 +340,18 @@ func coverageSorted(m map[string]int) CoverageCounts {
 // coverageRemotePayload is a URI payload (G.9): never fetched, never stat'ed.
 var coverageRemotePayload = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://`)
 
-// coveragePayloads counts local payloads whose file is absent, by stat
+// payloads counts local payloads whose file is absent, by stat
 // (never an open), in total and per root. A payload path is relative to
 // its node's folder; one that leaves the forest names no file of it and
 // counts as missing, as does one that breaks the payload rule or that
 // the call's policy cannot see (statPayload).
-func (v *Vine) coveragePayloads(ctx context.Context, rep *CoverageReport, roots []CoverageRoot, dir, scope string, scopeArgs []any) error {
-	st, err := v.stmt(ctx, "SELECT "+coverageRootKey+", id, payload FROM nodes "+
-		"WHERE payload IS NOT NULL AND payload != '' AND "+scope)
+func (q coverageQuery) payloads(ctx context.Context, rep *CoverageReport, roots []CoverageRoot) error {
+	st, err := q.stmts.Prepare(ctx, "SELECT "+coverageRootKey+", id, payload FROM nodes "+
+		"WHERE payload IS NOT NULL AND payload != '' AND "+q.scope)
 	if err != nil {
 		return err
 	}
-	rows, err := st.QueryContext(ctx, append(coverageRootArgs(dir), scopeArgs...)...)
+	rows, err := st.QueryContext(ctx, append(coverageRootArgs(q.dir), q.args...)...)
 	if err != nil {
 		return err
 	}
@@ -346,7 +362,7 @@ func (v *Vine) coveragePayloads(ctx context.Context, rep *CoverageReport, roots 
 		if err := rows.Scan(&root, &id, &payload); err != nil {
 			return err
 		}
-		if coverageRemotePayload.MatchString(payload) || v.place.Stat(payloadScope(ctx), id, payload).Present {
+		if coverageRemotePayload.MatchString(payload) || q.stat(ctx, id, payload) {
 			continue
 		}
 		rep.PayloadsMissing++

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
+
+	"github.com/monkeyllm/vine/catalog"
 )
 
 // Shared by look, move and view: neighbour rows from the catalog, heat
@@ -39,9 +44,23 @@ type digestRow struct {
 	id, typ, summary string
 }
 
-// digestNeighborRows reads the catalog rows of ids in one statement. Ids absent
-// from the catalog (dangling links) are absent from the map.
-func (v *Vine) digestNeighborRows(ctx context.Context, ids []string) (map[string]digestRow, error) {
+// neighbors reads what look and move show of a node's neighbours: their
+// catalog rows, a branch's children and a hub's in-edges, with heat.
+type neighbors struct {
+	cat   *catalog.Catalog
+	stmts *stmtCache
+	heat  *heatLayer
+	log   *slog.Logger
+}
+
+// neighborsOf reads neighbours from v's catalog and heat.
+func neighborsOf(v *Vine) neighbors {
+	return neighbors{cat: v.cat, stmts: &v.stmts, heat: &v.heat, log: v.log}
+}
+
+// rows reads the catalog rows of ids in one statement. Ids absent from the
+// catalog (dangling links) are absent from the map.
+func (n neighbors) rows(ctx context.Context, ids []string) (map[string]digestRow, error) {
 	out := make(map[string]digestRow, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -50,7 +69,7 @@ func (v *Vine) digestNeighborRows(ctx context.Context, ids []string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	st, err := v.stmt(ctx, neighborRowsSQL)
+	st, err := n.stmts.Prepare(ctx, neighborRowsSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +88,11 @@ func (v *Vine) digestNeighborRows(ctx context.Context, ids []string) (map[string
 	return out, rows.Err()
 }
 
-// digestChildRows lists the physical children of a branch (catalog parent = id:
-// sub-branch indexes and direct leaves) in id order.
-func (v *Vine) digestChildRows(ctx context.Context, id string) ([]digestRow, error) {
-	st, err := v.stmt(ctx, childRowsSQL)
+// children lists the physical children of a branch (catalog parent = id:
+// sub-branch indexes and direct leaves) in id order, those the call's
+// policy can see.
+func (n neighbors) children(ctx context.Context, id string) ([]digestRow, error) {
+	st, err := n.stmts.Prepare(ctx, childRowsSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +113,44 @@ func (v *Vine) digestChildRows(ctx context.Context, id string) ([]digestRow, err
 		}
 	}
 	return out, rows.Err()
+}
+
+// Bounds of the in-edge sample: below sampleInDegree a node's in-edges
+// are read whole; the sample stands only while at most maxHotSample nodes
+// of the forest have heat.
+const (
+	sampleInDegree = 64
+	maxHotSample   = 1024
+)
+
+// inEdges returns the in-edges a reader ranks by heat and shows at
+// most shown of, with their count. A hub's are sampled when ranking needs
+// heat only (byHeat): the first shown in catalog order and every one from
+// a node with heat. Ordered by heat, stably, those give the same first
+// shown as all of them: hot sources first, then cold ones in catalog
+// order. The sample is not taken when a policy hides sources (the count
+// would include them) or the heat source cannot list its hot nodes; at
+// 100,000 nodes a hub's 1,800 in-edges and their heat were 7 ms of an
+// 8 ms look.
+func (n neighbors) inEdges(ctx context.Context, id string, byHeat bool, shown int) ([]catalog.InEdge, int, error) {
+	if lister, ok := n.heat.source.(HeatLister); ok && byHeat && !scopeOf(ctx).restricted() {
+		degree, err := n.cat.InDegree(ctx, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if degree >= sampleInDegree {
+			hot, ok, err := lister.Hot(ctx, maxHotSample)
+			if err != nil {
+				n.log.Warn("heat read failed; reading every in-edge", "err", err)
+			}
+			if ok && err == nil {
+				ins, err := n.cat.InEdgesSample(ctx, id, shown, slices.Collect(maps.Keys(hot)))
+				return ins, degree, err
+			}
+		}
+	}
+	ins, err := visibleInEdges(ctx, n.cat, id)
+	return ins, len(ins), err
 }
 
 // readHeatRound rounds a heat to the four decimals every read shows.

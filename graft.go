@@ -102,11 +102,11 @@ func (v *Vine) Graft(ctx context.Context, id string, patch GraftPatch) (*GraftRe
 	if patch.empty() {
 		return nil, emptyPatch()
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	old, err := v.node(rec)
+	old, err := v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +433,7 @@ func (g *grafting) summary() gitops.PatchSummary {
 // reinforce deposits fortification heat, best effort: heat is derived
 // state, and the write (or no-op) already stands.
 func (v *Vine) reinforce(ctx context.Context, id string, fortified []LinkRef) {
-	r, ok := v.heatSource.(HeatReinforcer)
+	r, ok := v.heat.source.(HeatReinforcer)
 	if !ok || len(fortified) == 0 {
 		return
 	}

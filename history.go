@@ -58,7 +58,7 @@ func (r *HistoryResult) nodeIDs() []string { return []string{r.ID} }
 // (E_NOT_FOUND); a waymark answers E_MOVED. The response fits 800 tokens:
 // whole tail entries are dropped past it, and truncated says so.
 func (v *Vine) History(ctx context.Context, id string, opt HistoryOptions) (*HistoryResult, error) {
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -34,11 +34,11 @@ func (v *Vine) Rewrite(ctx context.Context, g trust.Grant, id, subject string, e
 		return "", envelope.New(envelope.Schema, "rewrite: needs the trusted-ingest grant",
 			"change a node with graft; Rewrite is the Gardener's refresh path")
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	old, err := v.node(rec)
+	old, err := v.files.node(rec)
 	if err != nil {
 		return "", err
 	}

@@ -375,7 +375,7 @@ func (v *Vine) locateCandidates(ctx context.Context, f locateFilter, ts []string
 		return nil, nil // no terms, no rows
 	}
 	filter, fargs := f.sql()
-	st, err := v.stmt(ctx, locateSQL(filter))
+	st, err := v.stmts.Prepare(ctx, locateSQL(filter))
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +426,7 @@ func (v *Vine) rankLocate(ctx context.Context, cands []locateCand, alpha float64
 	for i, c := range cands {
 		ids[i] = c.id
 	}
-	heat := v.heat(ctx, ids)
+	heat := v.heat.read(ctx, ids)
 	for i := range cands {
 		c := &cands[i]
 		h := min(1, max(0, heat[c.id]))
@@ -474,7 +474,7 @@ func (v *Vine) locateWindowFacts(ctx context.Context, res *LocateResult, w windo
 	}
 	echo := w.Echo()
 	res.Window = &echo
-	n, err := v.undatedCount(ctx, w, "")
+	n, err := undatedCount(ctx, &v.stmts, w, "")
 	res.UndatedExcluded = n
 	return err
 }
@@ -484,7 +484,7 @@ func (v *Vine) locateWindowFacts(ctx context.Context, res *LocateResult, w windo
 // was the reason. Counts and dates only, never content.
 func (v *Vine) locateExplainEmpty(ctx context.Context, res *LocateResult, w window.Window) error {
 	where, args := andScope(ctx, "id", "1", nil)
-	searched, err := v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+where, args...)
+	searched, err := v.stmts.count(ctx, "SELECT count(*) FROM nodes WHERE "+where, args...)
 	if err != nil {
 		return err
 	}
@@ -492,7 +492,7 @@ func (v *Vine) locateExplainEmpty(ctx context.Context, res *LocateResult, w wind
 	if !w.Active() {
 		return nil
 	}
-	matched, hint, err := v.emptyWindowFacts(ctx, w)
+	matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -606,7 +606,7 @@ func (v *Vine) locateRows(ctx context.Context, f locateFilter, ids []string) (ma
 	if filter != "" {
 		q += " AND " + filter
 	}
-	st, err := v.stmt(ctx, q)
+	st, err := v.stmts.Prepare(ctx, q)
 	if err != nil {
 		return nil, err
 	}

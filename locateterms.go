@@ -74,7 +74,7 @@ func (v *Vine) forestSize(ctx context.Context, gen int64) (int, error) {
 	if n, ok := v.termCounts.nodes(gen); ok {
 		return n, nil
 	}
-	n, err := v.countQuery(ctx, "SELECT count(*) FROM nodes")
+	n, err := v.stmts.count(ctx, "SELECT count(*) FROM nodes")
 	if err != nil {
 		return 0, err
 	}
@@ -93,7 +93,7 @@ func (v *Vine) termRows(ctx context.Context, gen int64, term string, limit int) 
 	if match == "" {
 		return 0, nil
 	}
-	n, err := v.countQuery(ctx, "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?+0)",
+	n, err := v.stmts.count(ctx, "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?+0)",
 		match, limit)
 	if err != nil {
 		return 0, err

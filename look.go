@@ -285,11 +285,11 @@ var lookClipKeys = []string{"outline", "children", "edges_in", "edges_out", "sam
 // When the Gauntlet applies (see LookOptions), edges_out and edges_in are
 // ordered by proximity to the goal and the digest carries frontier.
 func (v *Vine) Look(ctx context.Context, id string, opt LookOptions) (*Digest, error) {
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return v.digest(withLookGauntlet(ctx, opt), rec, newLookWant(opt.Fields))
+	return buildDigest(withLookGauntlet(ctx, opt), v, rec, newLookWant(opt.Fields))
 }
 
 // lookGauntlet carries a look call's Gauntlet options to every digest it
@@ -309,12 +309,13 @@ func withLookGauntlet(ctx context.Context, opt LookOptions) context.Context {
 	return context.WithValue(ctx, lookGauntletKey{}, &lookGauntlet{off: opt.Gauntlet, toward: opt.Toward})
 }
 
-// lookRanking is the Gauntlet of a digest, nil when it does not apply. A
+// ranking is the Gauntlet of the digest, nil when it does not apply. A
 // digest consults it only when its fields include a frontier (none given,
 // or edges_out, edges_in or frontier): look(fields=["summary"]) costs no
 // embedding. A digest built without look options in its context ranks by
 // the defaults: on when ready, toward the session goal.
-func (v *Vine) lookRanking(ctx context.Context, want lookWant) *gauntlet {
+func (b *digestBuilder) ranking(ctx context.Context) *gauntlet {
+	v, want := b.v, b.want
 	if !want.has("edges_out") && !want.has("edges_in") && !want.has("frontier") {
 		return nil
 	}
@@ -342,20 +343,33 @@ func newLookWant(fields []string) lookWant {
 
 func (w lookWant) has(key string) bool { return w == nil || w[key] }
 
-// digest builds the digest of a resolved record and fits it to budget.
-func (v *Vine) digest(ctx context.Context, rec catalog.Record, want lookWant) (*Digest, error) {
-	d := &Digest{ID: rec.ID}
+// digestBuilder is one digest under construction: the record it shows,
+// the fields wanted, the body read at most once, and where it reads
+// neighbours (nb) and the rest (the Vine: Gauntlet, payload, grants).
+type digestBuilder struct {
+	v    *Vine
+	nb   neighbors
+	rec  catalog.Record
+	want lookWant
+	d    *Digest
+	body *lazyBody
+}
+
+// buildDigest builds the digest of a resolved record and fits it to budget.
+func buildDigest(ctx context.Context, v *Vine, rec catalog.Record, want lookWant) (*Digest, error) {
+	b := &digestBuilder{v: v, nb: neighborsOf(v), rec: rec, want: want,
+		d: &Digest{ID: rec.ID}, body: &lazyBody{files: v.files, rec: rec}}
+	d := b.d
 	d.keys.add(dkID)
 	d.passport(rec, want)
 	if sc := scopeOf(ctx); sc.restricted() {
 		d.Aliases = sc.visibleAliases(d.Aliases, rec.MovedFrom)
 	}
-	if err := v.digestEdges(ctx, rec, d, want); err != nil {
+	if err := b.edges(ctx); err != nil {
 		return nil, err
 	}
-	b := &lazyBody{v: v, rec: rec}
 	if rec.Kind == "branch" {
-		if err := v.digestBranch(ctx, rec, d, want, b); err != nil {
+		if err := b.branch(ctx); err != nil {
 			return nil, err
 		}
 	} else if want.has("outline") {
@@ -365,7 +379,7 @@ func (v *Vine) digest(ctx context.Context, rec catalog.Record, want lookWant) (*
 	notesClipped := false
 	if rec.Type == "dataset" || rec.Type == "media" {
 		var err error
-		if notesClipped, err = v.digestPayload(ctx, rec, d, want, b); err != nil {
+		if notesClipped, err = b.payload(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -405,15 +419,16 @@ func passportDay(s string) string {
 	return s
 }
 
-// digestEdges fills edges_out, edges_in and stats (C.2 §2.3): lists ordered
+// edges fills edges_out, edges_in and stats (C.2 §2.3): lists ordered
 // by neighbour heat, stable over catalog order, capped at 12; the degree
 // counts every edge before the cap.
 //
 // When the Gauntlet applies the lists are ordered by goal proximity, heat
 // breaking near-ties, before the cap, and the digest carries frontier
 // (kept whatever fields says: it explains the order, spec 02 §10 item 21).
-func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, want lookWant) error {
-	g := v.lookRanking(ctx, want)
+func (b *digestBuilder) edges(ctx context.Context) error {
+	rec, d, want := b.rec, b.d, b.want
+	g := b.ranking(ctx)
 	if g != nil {
 		d.Frontier = frontierOf(g)
 		d.keys.add(dkFrontier)
@@ -426,7 +441,7 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 	inDegree := 0
 	if wantIn || wantStats {
 		var err error
-		if ins, inDegree, err = v.sampleInEdges(ctx, rec.ID, g == nil, MaxEdgesShown); err != nil {
+		if ins, inDegree, err = b.nb.inEdges(ctx, rec.ID, g == nil, MaxEdgesShown); err != nil {
 			return err
 		}
 	}
@@ -442,14 +457,14 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 			ids = append(ids, e.Src)
 		}
 	}
-	heat := v.heat(ctx, ids)
+	heat := b.nb.heat.read(ctx, ids)
 	if wantOut {
-		if err := v.digestEdgesOut(ctx, rec.Edges, heat, g, d); err != nil {
+		if err := b.edgesOut(ctx, rec.Edges, heat, g); err != nil {
 			return err
 		}
 	}
 	if wantIn {
-		d.EdgesIn = digestEdgesIn(v.Dialect(), ins, heat, g)
+		d.EdgesIn = digestEdgesIn(b.v.Dialect(), ins, heat, g)
 		d.keys.add(dkEdgesIn)
 	}
 	if wantStats {
@@ -459,45 +474,9 @@ func (v *Vine) digestEdges(ctx context.Context, rec catalog.Record, d *Digest, w
 	return nil
 }
 
-// Bounds of the in-edge sample: below sampleInDegree a node's in-edges
-// are read whole; the sample stands only while at most maxHotSample nodes
-// of the forest have heat.
-const (
-	sampleInDegree = 64
-	maxHotSample   = 1024
-)
-
-// sampleInEdges returns the in-edges a reader ranks by heat and shows at
-// most shown of, with their count. A hub's are sampled when ranking needs
-// heat only (byHeat): the first shown in catalog order and every one from
-// a node with heat. Ordered by heat, stably, those give the same first
-// shown as all of them: hot sources first, then cold ones in catalog
-// order. The sample is not taken when a policy hides sources (the count
-// would include them) or the heat source cannot list its hot nodes; at
-// 100,000 nodes a hub's 1,800 in-edges and their heat were 7 ms of an
-// 8 ms look.
-func (v *Vine) sampleInEdges(ctx context.Context, id string, byHeat bool, shown int) ([]catalog.InEdge, int, error) {
-	if lister, ok := v.heatSource.(HeatLister); ok && byHeat && !scopeOf(ctx).restricted() {
-		degree, err := v.cat.InDegree(ctx, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		if degree >= sampleInDegree {
-			hot, ok, err := lister.Hot(ctx, maxHotSample)
-			if err != nil {
-				v.log.Warn("heat read failed; reading every in-edge", "err", err)
-			}
-			if ok && err == nil {
-				ins, err := v.cat.InEdgesSample(ctx, id, shown, slices.Collect(maps.Keys(hot)))
-				return ins, degree, err
-			}
-		}
-	}
-	ins, err := v.InEdges(ctx, id)
-	return ins, len(ins), err
-}
-
-func (v *Vine) digestEdgesOut(ctx context.Context, edges []catalog.Edge, heat map[string]float64, g *gauntlet, d *Digest) error {
+// edgesOut fills edges_out from the record's visible out-edges.
+func (b *digestBuilder) edgesOut(ctx context.Context, edges []catalog.Edge, heat map[string]float64, g *gauntlet) error {
+	d := b.d
 	sorted := slices.Clone(edges)
 	if g != nil {
 		gauntletOrder(g, sorted, func(e catalog.Edge) string { return e.Dst },
@@ -510,7 +489,7 @@ func (v *Vine) digestEdgesOut(ctx context.Context, edges []catalog.Edge, heat ma
 	for i, e := range sorted {
 		ids[i] = e.Dst
 	}
-	rows, err := v.digestNeighborRows(ctx, ids)
+	rows, err := b.nb.rows(ctx, ids)
 	if err != nil {
 		return err
 	}
@@ -550,10 +529,11 @@ func byHeatDesc(a, b float64) int {
 	return 0
 }
 
-// digestBranch fills children, cross_trails and coverage (C.2 §2.4).
-func (v *Vine) digestBranch(ctx context.Context, rec catalog.Record, d *Digest, want lookWant, b *lazyBody) error {
+// branch fills children, cross_trails and coverage (C.2 §2.4).
+func (b *digestBuilder) branch(ctx context.Context) error {
+	rec, d, want := b.rec, b.d, b.want
 	if want.has("children") {
-		rows, err := v.digestChildRows(ctx, rec.ID)
+		rows, err := b.nb.children(ctx, rec.ID)
 		if err != nil {
 			return err
 		}
@@ -567,7 +547,7 @@ func (v *Vine) digestBranch(ctx context.Context, rec catalog.Record, d *Digest, 
 		// Cross trails are hand-written prose in the index body; no
 		// catalog column holds them, so this is the one file a branch
 		// digest opens.
-		body, err := b.get()
+		body, err := b.body.get()
 		if err != nil {
 			return err
 		}
@@ -582,7 +562,7 @@ func (v *Vine) digestBranch(ctx context.Context, rec catalog.Record, d *Digest, 
 			// The declared numbers count hidden children too: recount
 			// what the caller can see.
 			var err error
-			if n, m, err = v.visibleCoverage(ctx, rec.ID); err != nil {
+			if n, m, err = b.v.visibleCoverage(ctx, rec.ID); err != nil {
 				return err
 			}
 		}
@@ -594,13 +574,14 @@ func (v *Vine) digestBranch(ctx context.Context, rec catalog.Record, d *Digest, 
 	return nil
 }
 
-// digestPayload fills the dataset and media extras (C.2.1, C.2.2) and
+// payload fills the dataset and media extras (C.2.1, C.2.2) and
 // reports whether the notes were clipped to their own budget.
-func (v *Vine) digestPayload(ctx context.Context, rec catalog.Record, d *Digest, want lookWant, b *lazyBody) (notesClipped bool, err error) {
+func (b *digestBuilder) payload(ctx context.Context) (notesClipped bool, err error) {
+	v, rec, d, want := b.v, b.rec, b.d, b.want
 	if want.has("notes") {
 		// Notes are operator prose kept only in the body (C.2.1 r4: no
 		// side store), so the node file is read for them.
-		body, err := b.get()
+		body, err := b.body.get()
 		if err != nil {
 			return false, err
 		}
@@ -635,11 +616,12 @@ func (v *Vine) digestPayload(ctx context.Context, rec catalog.Record, d *Digest,
 	if file == "" {
 		return notesClipped, nil
 	}
-	return notesClipped, v.digestDataset(ctx, rec, d, file, wantQM, wantRows, b)
+	return notesClipped, b.dataset(ctx, file, wantQM, wantRows)
 }
 
-// digestDataset reads the dataset map from the payload file.
-func (v *Vine) digestDataset(ctx context.Context, rec catalog.Record, d *Digest, file string, wantQM, wantRows bool, b *lazyBody) error {
+// dataset reads the dataset map from the payload file.
+func (b *digestBuilder) dataset(ctx context.Context, file string, wantQM, wantRows bool) error {
+	v, rec, d := b.v, b.rec, b.d
 	m, err := datasetMaps.get(file, rec.PayloadHash)
 	if err == nil {
 		m, err = m.granted(file, withGrants(ctx, v.place, sqlHost{}, rec).tables)
@@ -651,7 +633,7 @@ func (v *Vine) digestDataset(ctx context.Context, rec catalog.Record, d *Digest,
 		return nil
 	}
 	if wantQM {
-		body, err := b.get()
+		body, err := b.body.get()
 		if err != nil {
 			return err
 		}
@@ -703,16 +685,16 @@ func atxHeaderText(line string) string {
 
 // lazyBody reads a resolved node's body at most once, on first need.
 type lazyBody struct {
-	v    *Vine
-	rec  catalog.Record
-	node *forest.Node
-	err  error
-	done bool
+	files nodeFiles
+	rec   catalog.Record
+	node  *forest.Node
+	err   error
+	done  bool
 }
 
 func (b *lazyBody) get() (string, error) {
 	if !b.done {
-		b.node, b.err = b.v.node(b.rec)
+		b.node, b.err = b.files.node(b.rec)
 		b.done = true
 	}
 	if b.err != nil {

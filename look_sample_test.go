@@ -51,7 +51,7 @@ func TestLookSamplesAHubsInEdgesExactly(t *testing.T) {
 		require.NoError(t, err)
 		return string(out)
 	}
-	ref := openT(t, dir, &Options{ReadOnly: true, Heat: heatOnly{storeHeat{v.trails}}})
+	ref := openT(t, dir, &Options{ReadOnly: true, Heat: heatOnly{storeHeat{v.heat.store}}})
 	reference := func() string { return look(ref) + move(ref) }
 	both := func(v *Vine) string { return look(v) + move(v) }
 	degree, err := v.cat.InDegree(ctx, hub)
@@ -62,7 +62,7 @@ func TestLookSamplesAHubsInEdgesExactly(t *testing.T) {
 	// Heat on late sources, ties among them, and one hot node that does not
 	// link to the hub.
 	now := time.Now()
-	require.NoError(t, v.trails.Deposit(ctx, "", []string{sources[70], sources[41]}, 0.3, now))
-	require.NoError(t, v.trails.Deposit(ctx, "", []string{sources[55], sources[78], "people/lucia-andrade"}, 0.2, now))
+	require.NoError(t, v.heat.store.Deposit(ctx, "", []string{sources[70], sources[41]}, 0.3, now))
+	require.NoError(t, v.heat.store.Deposit(ctx, "", []string{sources[55], sources[78], "people/lucia-andrade"}, 0.2, now))
 	assert.Equal(t, reference(), both(v), "hot sources first, by heat, ties in catalog order")
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/envelope"
 )
@@ -82,7 +83,7 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	if dir != DirectionOut && dir != DirectionIn && dir != DirectionBoth {
 		return nil, errDirection(dir)
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -90,9 +91,9 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	var list []Neighbor
 	sampled := false
 	if opt.Rel == relChildren {
-		list, err = v.moveChildren(ctx, rec.ID)
+		list, err = moveChildren(ctx, neighborsOf(v), rec.ID)
 	} else {
-		list, sampled, err = v.moveEdges(ctx, rec, opt.Rel, dir, g == nil)
+		list, sampled, err = moveEdges(ctx, neighborsOf(v), v.Dialect(), rec, opt.Rel, dir, g == nil)
 	}
 	if err != nil {
 		return nil, err
@@ -116,8 +117,8 @@ func errDirection(got string) error {
 }
 
 // moveChildren lists the physical children of a branch; a leaf has none.
-func (v *Vine) moveChildren(ctx context.Context, id string) ([]Neighbor, error) {
-	rows, err := v.digestChildRows(ctx, id)
+func moveChildren(ctx context.Context, nb neighbors, id string) ([]Neighbor, error) {
+	rows, err := nb.children(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func (v *Vine) moveChildren(ctx context.Context, id string) ([]Neighbor, error) 
 	for i, r := range rows {
 		ids[i] = r.id
 	}
-	heat := v.heat(ctx, ids)
+	heat := nb.heat.read(ctx, ids)
 	out := make([]Neighbor, len(rows))
 	for i, r := range rows {
 		out[i] = Neighbor{ID: r.id, Rel: relChildren, Direction: DirectionOut, Type: r.typ,
@@ -140,11 +141,11 @@ func (v *Vine) moveChildren(ctx context.Context, id string) ([]Neighbor, error) 
 const moveSample = 64
 
 // moveEdges lists edge neighbours in catalog order, out-edges first. A
-// hub's in-edges are sampled as look samples them (sampleInEdges) when
+// hub's in-edges are sampled as look samples them (neighbors.inEdges) when
 // the order is by heat and every edge type is listed; sampled reports
 // that neighbours were left out, all of them beyond what the answer can
 // hold.
-func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir string, byHeat bool) (list []Neighbor, sampled bool, err error) {
+func moveEdges(ctx context.Context, nb neighbors, dialect *forest.Dialect, rec catalog.Record, rel, dir string, byHeat bool) (list []Neighbor, sampled bool, err error) {
 	if dir != DirectionIn {
 		sc := scopeOf(ctx)
 		for _, e := range rec.Edges {
@@ -154,12 +155,11 @@ func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir strin
 		}
 	}
 	if dir != DirectionOut {
-		ins, degree, err := v.sampleInEdges(ctx, rec.ID, byHeat && rel == "", moveSample) // hidden sources are no neighbours
+		ins, degree, err := nb.inEdges(ctx, rec.ID, byHeat && rel == "", moveSample) // hidden sources are no neighbours
 		if err != nil {
 			return nil, false, err
 		}
 		sampled = len(ins) < degree
-		dialect := v.Dialect()
 		for _, e := range ins {
 			shown := dialect.Inverse(e.Rel)
 			if rel == "" || e.Rel == rel || shown == rel {
@@ -171,11 +171,11 @@ func (v *Vine) moveEdges(ctx context.Context, rec catalog.Record, rel, dir strin
 	for i, n := range list {
 		ids[i] = n.ID
 	}
-	rows, err := v.digestNeighborRows(ctx, ids)
+	rows, err := nb.rows(ctx, ids)
 	if err != nil {
 		return nil, false, err
 	}
-	heat := v.heat(ctx, ids)
+	heat := nb.heat.read(ctx, ids)
 	for i := range list {
 		n := &list[i]
 		n.Type, n.Summary, n.Heat = "?", "", readHeatRound(heat[n.ID])

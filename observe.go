@@ -54,20 +54,20 @@ func SessionOf(ctx context.Context) string {
 	return s
 }
 
-// heatListMin is the id count from which heat first asks a HeatLister
+// heatListMin is the id count from which read first asks a HeatLister
 // for every hot node.
 const heatListMin = 8
 
-// heat reads heat for ids from the configured source; without one every
+// read reads heat for ids from the configured source; without one every
 // node is cold. A long list goes to a HeatLister first: most nodes are
 // cold, and when no more nodes are hot than ids were asked for, one
 // short read of the hot ones answers them all, where a batched lookup
 // pays for every id.
-func (v *Vine) heat(ctx context.Context, ids []string) map[string]float64 {
-	if v.heatSource == nil || len(ids) == 0 {
+func (h *heatLayer) read(ctx context.Context, ids []string) map[string]float64 {
+	if h.source == nil || len(ids) == 0 {
 		return map[string]float64{}
 	}
-	if lister, ok := v.heatSource.(HeatLister); ok && len(ids) >= heatListMin {
+	if lister, ok := h.source.(HeatLister); ok && len(ids) >= heatListMin {
 		if hot, ok, err := lister.Hot(ctx, len(ids)); err == nil && ok {
 			out := make(map[string]float64, min(len(hot), len(ids)))
 			for _, id := range ids {
@@ -78,19 +78,19 @@ func (v *Vine) heat(ctx context.Context, ids []string) map[string]float64 {
 			return out
 		}
 	}
-	h, err := v.heatSource.Heat(ctx, ids)
+	heat, err := h.source.Heat(ctx, ids)
 	if err != nil {
-		v.log.Warn("heat read failed; ranking without heat", "err", err)
+		h.log.Warn("heat read failed; ranking without heat", "err", err)
 		return map[string]float64{}
 	}
-	return h
+	return heat
 }
 
 // observe reports a finished call to the observer, if any.
-func (v *Vine) observe(ctx context.Context, e Event) {
-	if v.observer == nil {
+func (h *heatLayer) observe(ctx context.Context, e Event) {
+	if h.observer == nil {
 		return
 	}
 	e.Session = SessionOf(ctx)
-	v.observer.Observe(ctx, e)
+	h.observer.Observe(ctx, e)
 }

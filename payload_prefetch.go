@@ -33,13 +33,13 @@ type PrefetchResult struct {
 // Op "prefetch". Prefetch writes only the derived layer, so it runs on a
 // read-only Vine too.
 func (v *Vine) Prefetch(ctx context.Context, scope string) (*PrefetchResult, error) {
-	prefix, _, err := v.scopePrefix(ctx, scope)
+	prefix, _, err := scopePrefix(ctx, v.cat, scope)
 	if err != nil {
 		return nil, err
 	}
 	where, args := scopeIDSQL(prefix)
 	where, args = andScope(ctx, "id", where, args)
-	st, err := v.stmt(ctx, "SELECT id, payload, coalesce(payload_hash, '') FROM nodes "+
+	st, err := v.stmts.Prepare(ctx, "SELECT id, payload, coalesce(payload_hash, '') FROM nodes "+
 		"WHERE payload LIKE '%://%' AND "+where+" ORDER BY id")
 	if err != nil {
 		return nil, err

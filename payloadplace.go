@@ -58,7 +58,7 @@ type PayloadFile struct {
 // a remote URI are E_SCHEMA: both are visible in the passport. Only a
 // regular file is opened.
 func (v *Vine) OpenPayload(ctx context.Context, id string) (*PayloadFile, error) {
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,11 @@ package vine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/trails"
@@ -36,39 +36,58 @@ func (h storeHeat) Rekey(ctx context.Context, oldID, newID string) error {
 	return h.s.Rekey(ctx, oldID, newID)
 }
 
-// openTrails opens _derived/trails.db and the trace directory. A host that
-// supplied its own HeatSource keeps it for ranking.
-func (v *Vine) openTrails(ctx context.Context) error {
-	derived := filepath.Join(v.root.Dir(), forest.DerivedDir)
+// heatLayer is the session layer of Part D: it reads heat for ranking,
+// appends one trace event per call and reports each call to the host's
+// observer. Reads never deposit; only CloseSession and graft do.
+type heatLayer struct {
+	source   HeatSource     // nil: every node is cold
+	observer Observer       // nil: nobody listens
+	store    *trails.Store  // the forest's own heat, once opened
+	tracer   *trails.Tracer // one event per call, once opened
+	session  string         // the Vine's own session when a call names none
+	log      *slog.Logger
+}
+
+// open opens _derived/trails.db and the trace directory under derived. A
+// host that supplied its own HeatSource keeps it for ranking.
+func (h *heatLayer) open(ctx context.Context, derived string) error {
 	store, err := trails.Open(ctx, filepath.Join(derived, "trails.db"))
 	if err != nil {
 		return fmt.Errorf("vine: open trails: %w", err)
 	}
-	v.trails = store
-	v.tracer = trails.NewTracer(filepath.Join(derived, "traces"))
-	v.session = trails.NewSession()
-	if v.heatSource == nil {
-		v.heatSource = storeHeat{store}
+	h.store = store
+	h.tracer = trails.NewTracer(filepath.Join(derived, "traces"))
+	h.session = trails.NewSession()
+	if h.source == nil {
+		h.source = storeHeat{store}
 	}
 	return nil
 }
 
+// close closes the trails store, if it was opened.
+func (h *heatLayer) close() error {
+	if h.store == nil {
+		return nil
+	}
+	return h.store.Close()
+}
+
 // sessionOf is the context's session, or the Vine's own.
-func (v *Vine) sessionOf(ctx context.Context) string {
+func (h *heatLayer) sessionOf(ctx context.Context) string {
 	if s := SessionOf(ctx); trails.ValidSession(s) {
 		return s
 	}
-	return v.session
+	return h.session
 }
 
 // trace appends the Part D event of one call. Telemetry never fails a
 // call: a write error is logged.
-func (v *Vine) trace(ctx context.Context, ev Event, args []byte, result any) {
-	if v.tracer == nil {
+func (h *heatLayer) trace(ctx context.Context, ev Event, args []byte, result any) {
+	if h.tracer == nil {
 		return
 	}
 	e := trails.Event{
-		TS: float64(time.Now().UnixNano()) / 1e9, Session: v.sessionOf(ctx), Primitive: ev.Primitive,
+		TS: float64(time.Now().UnixNano()) / 1e9, Session: h.sessionOf(ctx), Primitive: ev.Primitive,
 		TokensIn: budget.EstimateTokens(string(args)), TokensOut: budget.EstimatePayloadTokens(result),
 		ElapsedMS: float64(ev.Duration.Microseconds()) / 1000,
 	}
@@ -77,8 +96,8 @@ func (v *Vine) trace(ctx context.Context, ev Event, args []byte, result any) {
 		id := ev.NodeID
 		e.ID = &id
 	}
-	if err := v.tracer.Append(e); err != nil {
-		v.log.Warn("trace event not written", "err", err)
+	if err := h.tracer.Append(e); err != nil {
+		h.log.Warn("trace event not written", "err", err)
 	}
 }
 
@@ -88,11 +107,11 @@ func (v *Vine) trace(ctx context.Context, ev Event, args []byte, result any) {
 // shortcuts (the shout; the engine only suggests). Failure deposits
 // nothing. The outcome is appended to the session's trace.
 func (v *Vine) CloseSession(ctx context.Context, success bool, answerNodes []string) (*trails.Outcome, error) {
-	session := v.sessionOf(ctx)
+	session := v.heat.sessionOf(ctx)
 	if success && len(answerNodes) > 0 {
 		var warm []string
 		for _, id := range answerNodes {
-			rec, err := v.resolve(ctx, id)
+			rec, err := v.resolver.resolve(ctx, id)
 			if err != nil {
 				return nil, err
 			}
@@ -100,15 +119,15 @@ func (v *Vine) CloseSession(ctx context.Context, success bool, answerNodes []str
 			warm = append(warm, rec.Trail...)
 		}
 		slices.Sort(warm)
-		if err := v.trails.Deposit(ctx, "", slices.Compact(warm), trails.DefaultDeposit, v.now()); err != nil {
+		if err := v.heat.store.Deposit(ctx, "", slices.Compact(warm), trails.DefaultDeposit, v.now()); err != nil {
 			return nil, envelope.From("close_session", err)
 		}
 	}
-	out, err := v.tracer.Close(session, success, answerNodes, v.now())
+	out, err := v.heat.tracer.Close(session, success, answerNodes, v.now())
 	if err != nil {
 		v.log.Warn("session close not written to the trace", "err", err)
 	}
-	v.tracer.Forget(session)
+	v.heat.tracer.Forget(session)
 	return &out, nil
 }
 

@@ -21,7 +21,7 @@ func TestReadsTraceButDepositNothing(t *testing.T) {
 	_, err = v.Call(ctx, "sniff", []byte(`{"terms": "x"}`))
 	require.Error(t, err)
 
-	h, err := v.trails.Heat(ctx, []string{"people/ana-ribeiro"}, "hunt-a")
+	h, err := v.heat.store.Heat(ctx, []string{"people/ana-ribeiro"}, "hunt-a")
 	require.NoError(t, err)
 	assert.Empty(t, h, "a read never writes heat")
 
@@ -63,7 +63,7 @@ func TestCloseSessionWhispersAndShouts(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &o))
 	assert.Equal(t, []any{}, o["suggest_shortcuts"], "no pick of the answer node: no trail length, no shout")
 
-	h, err := v.trails.Heat(ctx, []string{"operations/radio-schedule", "operations/_index", "_index"}, "")
+	h, err := v.heat.store.Heat(ctx, []string{"operations/radio-schedule", "operations/_index", "_index"}, "")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]float64{"operations/radio-schedule": 0.1, "operations/_index": 0.1, "_index": 0.1}, h,
 		"the whisper warms the answer and every index on its trail")
@@ -76,7 +76,7 @@ func TestCloseSessionWhispersAndShouts(t *testing.T) {
 	failed, err := v.CloseSession(WithSession(context.Background(), "hunt-c"), false, []string{"concepts/tide"})
 	require.NoError(t, err)
 	assert.False(t, failed.Outcome.Success)
-	h, err = v.trails.Heat(ctx, []string{"concepts/tide"}, "")
+	h, err = v.heat.store.Heat(ctx, []string{"concepts/tide"}, "")
 	require.NoError(t, err)
 	assert.Empty(t, h, "failure deposits nothing")
 
@@ -90,14 +90,14 @@ func TestFortificationAndTransplantMoveHeatInTheDefaultStore(t *testing.T) {
 	_, err := v.Call(ctx, "graft", []byte(`{"id": "operations/departure-checklist", "patch": {"add_links": [
 		{"rel": "discovered-shortcut", "target": "concepts/beaufort-scale"}]}}`))
 	require.NoError(t, err)
-	h, err := v.trails.Heat(ctx, []string{"operations/departure-checklist", "concepts/beaufort-scale"}, "")
+	h, err := v.heat.store.Heat(ctx, []string{"operations/departure-checklist", "concepts/beaufort-scale"}, "")
 	require.NoError(t, err)
 	assert.Equal(t, 0.1, h["operations/departure-checklist"], "re-adding a shortcut fortifies it")
 	assert.Equal(t, 0.1, h["concepts/beaufort-scale"])
 
 	_, err = v.Call(ctx, "transplant", []byte(`{"id": "concepts/beaufort-scale", "new_id": "operations/beaufort-scale"}`))
 	require.NoError(t, err)
-	h, err = v.trails.Heat(ctx, []string{"concepts/beaufort-scale", "operations/beaufort-scale"}, "")
+	h, err = v.heat.store.Heat(ctx, []string{"concepts/beaufort-scale", "operations/beaufort-scale"}, "")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]float64{"operations/beaufort-scale": 0.1}, h, "heat follows the node")
 }
@@ -112,7 +112,7 @@ func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
 	ids := regionIDs(t, v)
 	require.Greater(t, len(ids), 2*heatListMin)
 	asked := ids[:max(heatListMin, 16)]
-	lookup := heatOnly{storeHeat{v.trails}}
+	lookup := heatOnly{storeHeat{v.heat.store}}
 	now := time.Now()
 	steps := []struct {
 		name    string
@@ -120,10 +120,10 @@ func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
 	}{
 		{"cold forest", func() error { return nil }},
 		{"persistent heat in and out of the list", func() error {
-			return v.trails.Deposit(ctx, "", []string{asked[0], asked[5], ids[len(ids)-1]}, 0.4, now)
+			return v.heat.store.Deposit(ctx, "", []string{asked[0], asked[5], ids[len(ids)-1]}, 0.4, now)
 		}},
-		{"session heat", func() error { return v.trails.Deposit(ctx, "s1", []string{asked[5], asked[9]}, 0.3, now) }},
-		{"more hot nodes than ids asked", func() error { return v.trails.Deposit(ctx, "", ids, 0.1, now) }},
+		{"session heat", func() error { return v.heat.store.Deposit(ctx, "s1", []string{asked[5], asked[9]}, 0.3, now) }},
+		{"more hot nodes than ids asked", func() error { return v.heat.store.Deposit(ctx, "", ids, 0.1, now) }},
 	}
 	for _, step := range steps {
 		require.NoError(t, step.deposit(), step.name)
@@ -131,7 +131,7 @@ func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
 			sctx := WithSession(ctx, session)
 			want, err := lookup.Heat(sctx, asked)
 			require.NoError(t, err)
-			assert.Equal(t, want, v.heat(sctx, asked), "%s, session %q", step.name, session)
+			assert.Equal(t, want, v.heat.read(sctx, asked), "%s, session %q", step.name, session)
 		}
 	}
 }

@@ -163,11 +163,11 @@ func (v *Vine) Pick(ctx context.Context, id string, opt PickOptions) (*Content, 
 	if err != nil {
 		return nil, err
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	src, err := v.pickSource(rec)
+	src, err := v.files.pickSource(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -225,11 +225,11 @@ type pickSource struct {
 // pickSource reads the body pick serves: the node's own body, or for
 // content: cached and content: reference the backing file (G.7), whose
 // outline is then recomputed from what was read.
-func (v *Vine) pickSource(rec catalog.Record) (*pickSource, error) {
-	if body, ok := v.inlineBody(rec); ok {
+func (f nodeFiles) pickSource(rec catalog.Record) (*pickSource, error) {
+	if body, ok := f.inlineBody(rec); ok {
 		return &pickSource{id: rec.ID, title: rec.Title, body: body, outline: listOrEmpty(rec.Outline)}, nil
 	}
-	n, err := v.node(rec)
+	n, err := f.node(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -237,9 +237,9 @@ func (v *Vine) pickSource(rec catalog.Record) (*pickSource, error) {
 	var body string
 	switch n.Content() {
 	case "cached":
-		body, err = v.cachedBody(rec.ID)
+		body, err = f.cachedBody(rec.ID)
 	case "reference":
-		body, err = v.referenceBody(rec.ID, n.Front.String("source_path"))
+		body, err = f.referenceBody(rec.ID, n.Front.String("source_path"))
 	default:
 		return src, nil
 	}
@@ -255,8 +255,8 @@ func (v *Vine) pickSource(rec catalog.Record) (*pickSource, error) {
 // cost). Any frontmatter that mentions "content", any file of another
 // shape, and any read error take the full parse instead, which also
 // reports what is wrong.
-func (v *Vine) inlineBody(rec catalog.Record) (string, bool) {
-	p, err := v.root.TrustedPath(rec.ID)
+func (f nodeFiles) inlineBody(rec catalog.Record) (string, bool) {
+	p, err := f.root.TrustedPath(rec.ID)
 	if err != nil {
 		return "", false
 	}
@@ -292,18 +292,23 @@ func splitInlineBody(text string) (string, bool) {
 // unreachable body is E_NOT_FOUND that never quotes a path. Hosts that
 // export passports (the REST export route) read bodies through it.
 func (v *Vine) BackedBody(n *forest.Node) (string, error) {
+	return v.files.backedBody(n)
+}
+
+// backedBody is BackedBody over f.
+func (f nodeFiles) backedBody(n *forest.Node) (string, error) {
 	switch n.Content() {
 	case "cached":
-		return v.cachedBody(n.ID)
+		return f.cachedBody(n.ID)
 	case "reference":
-		return v.referenceBody(n.ID, n.Front.String("source_path"))
+		return f.referenceBody(n.ID, n.Front.String("source_path"))
 	}
 	return n.Body, nil
 }
 
 // cachedBody reads _derived/bodies/<id>.md.
-func (v *Vine) cachedBody(id string) (string, error) {
-	p := filepath.Join(v.root.Dir(), forest.DerivedDir, "bodies", filepath.FromSlash(id)+forest.NodeExt)
+func (f nodeFiles) cachedBody(id string) (string, error) {
+	p := filepath.Join(f.root.Dir(), forest.DerivedDir, "bodies", filepath.FromSlash(id)+forest.NodeExt)
 	data, err := forest.ReadFile(p)
 	if err != nil {
 		return "", envelope.New(envelope.NotFound,
@@ -318,12 +323,12 @@ func (v *Vine) cachedBody(id string) (string, error) {
 // which must lie under the gardener's source_root (G.7 r5). The refusal
 // never quotes the path: source_path is ordinary frontmatter anyone may
 // set, and echoing it would probe the host's files.
-func (v *Vine) referenceBody(id, sourcePath string) (string, error) {
+func (f nodeFiles) referenceBody(id, sourcePath string) (string, error) {
 	unreachable := envelope.New(envelope.NotFound,
 		"body not reachable: "+id+" (content: reference)",
 		"its source file is missing or lies outside the recorded source root; sync refreshes it. "+
 			"locate, look and scan still work on this node")
-	root := v.sourceRoot()
+	root := f.sourceRoot()
 	if root == "" || sourcePath == "" || remoteURI.MatchString(sourcePath) {
 		return "", unreachable
 	}
@@ -348,8 +353,8 @@ func (v *Vine) referenceBody(id, sourcePath string) (string, error) {
 
 // sourceRoot is source_root from _meta/gardener.yaml, absolute; "" when
 // unset. A relative root is taken relative to the forest.
-func (v *Vine) sourceRoot() string {
-	data, err := forest.ReadFile(filepath.Join(v.root.Dir(), forest.MetaDir, "gardener.yaml"))
+func (f nodeFiles) sourceRoot() string {
+	data, err := forest.ReadFile(filepath.Join(f.root.Dir(), forest.MetaDir, "gardener.yaml"))
 	if err != nil {
 		return ""
 	}
@@ -362,7 +367,7 @@ func (v *Vine) sourceRoot() string {
 	if filepath.IsAbs(cfg.SourceRoot) {
 		return cfg.SourceRoot
 	}
-	return filepath.Join(v.root.Dir(), cfg.SourceRoot)
+	return filepath.Join(f.root.Dir(), cfg.SourceRoot)
 }
 
 // normalizedText reads a file as node files are read: CRLF and lone CR

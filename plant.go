@@ -447,11 +447,11 @@ func (p *plan) index(ctx context.Context, id string) (*forest.Node, error) {
 	if n, ok := p.touched[id]; ok {
 		return n, nil
 	}
-	rec, err := p.v.resolve(ctx, id)
+	rec, err := p.v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	n, err := p.v.node(rec)
+	n, err := p.v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}

@@ -61,14 +61,14 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 		return nil, err
 	}
 	defer release()
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := v.checkPrunable(ctx, rec); err != nil {
+	if err := checkPrunable(ctx, &v.stmts, rec); err != nil {
 		return nil, err
 	}
-	anchors, err := v.anchors(ctx, rec.ID)
+	anchors, err := anchorsOf(ctx, v.cat, rec.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 	if hidden > 0 {
 		return nil, hiddenAnchorsError("prune", rec.ID, hidden)
 	}
-	n, err := v.node(rec)
+	n, err := v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (v *Vine) Prune(ctx context.Context, id string, opt PruneOptions) (*PruneRe
 }
 
 // checkPrunable refuses the root, _meta and branches with children.
-func (v *Vine) checkPrunable(ctx context.Context, rec catalog.Record) error {
+func checkPrunable(ctx context.Context, stmts *stmtCache, rec catalog.Record) error {
 	switch {
 	case rec.ID == forest.RootIndexID:
 		return envelope.New(envelope.Schema, "prune: the root index _index cannot be pruned",
@@ -102,7 +102,7 @@ func (v *Vine) checkPrunable(ctx context.Context, rec catalog.Record) error {
 	case rec.Kind != "branch":
 		return nil
 	}
-	children, err := v.childCount(ctx, rec.ID)
+	children, err := childCount(ctx, stmts, rec.ID)
 	if err != nil {
 		return err
 	}
@@ -115,20 +115,15 @@ func (v *Vine) checkPrunable(ctx context.Context, rec catalog.Record) error {
 	return nil
 }
 
-func (v *Vine) childCount(ctx context.Context, indexID string) (int, error) {
-	st, err := v.stmt(ctx, "SELECT COUNT(*) FROM nodes WHERE parent = ? AND id <> ?")
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	err = st.QueryRowContext(ctx, indexID, indexID).Scan(&n)
-	return n, err
+// childCount counts the catalog children of a branch index.
+func childCount(ctx context.Context, stmts *stmtCache, indexID string) (int, error) {
+	return stmts.count(ctx, "SELECT COUNT(*) FROM nodes WHERE parent = ? AND id <> ?", indexID, indexID)
 }
 
-// anchors are the catalog's in-edges of id from other nodes: frontmatter
-// links, not index listings.
-func (v *Vine) anchors(ctx context.Context, id string) ([]Anchor, error) {
-	in, err := v.cat.InEdges(ctx, id)
+// anchorsOf lists the catalog's in-edges of id from other nodes:
+// frontmatter links, not index listings.
+func anchorsOf(ctx context.Context, cat *catalog.Catalog, id string) ([]Anchor, error) {
+	in, err := cat.InEdges(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +207,7 @@ func (p *pruning) findBurials(ctx context.Context) {
 		p.buried = append(p.buried, burial{from: src, to: filepath.Join(graveAbs, name),
 			rel: grave + "/" + name, payload: true})
 	}
-	if src := p.v.stagedSource(p.n); src != "" {
+	if src := p.v.files.stagedSource(p.n); src != "" {
 		dir := filepath.Join(graveAbs, "source")
 		name := freeName(dir, filepath.Base(src))
 		p.buried = append(p.buried, burial{from: src, to: filepath.Join(dir, name), rel: grave + "/source/" + name})
@@ -221,13 +216,13 @@ func (p *pruning) findBurials(ctx context.Context) {
 
 // stagedSource is the node's upload source when it still sits in the
 // forest's own _derived staging (source_root inside _derived), or "".
-func (v *Vine) stagedSource(n *forest.Node) string {
+func (f nodeFiles) stagedSource(n *forest.Node) string {
 	sp := n.Front.String("source_path")
-	root := v.sourceRoot()
+	root := f.sourceRoot()
 	if sp == "" || root == "" || remoteURI.MatchString(sp) {
 		return ""
 	}
-	derived, err := filepath.EvalSymlinks(filepath.Join(v.root.Dir(), forest.DerivedDir))
+	derived, err := filepath.EvalSymlinks(filepath.Join(f.root.Dir(), forest.DerivedDir))
 	if err != nil {
 		return ""
 	}

@@ -72,7 +72,7 @@ func (v *Vine) Query(ctx context.Context, id, sql string) (*Rows, error) {
 // query is Query with the host-only arguments: the allow-list a grant
 // narrows the dataset to, decided by SQLite's authorizer (C.5.3).
 func (v *Vine) query(ctx context.Context, id, sqlText string, host sqlHost) (*Rows, error) {
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

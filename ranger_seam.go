@@ -172,7 +172,7 @@ func cloneNode(n *forest.Node) *forest.Node {
 // Trails is the forest's own heat store (_derived/trails.db), the one its
 // session closes deposit into, whatever HeatSource ranks reads. It is
 // derived state: maintenance may decay it, and losing it breaks nothing.
-func (v *Vine) Trails() *trails.Store { return v.trails }
+func (v *Vine) Trails() *trails.Store { return v.heat.store }
 
 // GCAuto runs git's own auto-maintenance on the forest's repository
 // (`git gc --auto`, H.8) and reports "ran" or "unavailable" (no git

@@ -3,6 +3,7 @@ package vine
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -33,21 +34,30 @@ func idTooLong(raw, reason string) *envelope.Error {
 			"and a file name is at most 255 bytes").With("limit", "id_length")
 }
 
+// resolver turns caller-supplied ids into catalog rows: it contains the
+// id, indexes a node file the catalog does not know yet (self-heal) and
+// answers a transplanted id with its waymark.
+type resolver struct {
+	files nodeFiles
+	cat   *catalog.Catalog
+	log   *slog.Logger
+}
+
 // resolve finds the catalog row of a caller-supplied id. The id is
 // contained with symlink resolution first; a file without a row is
 // indexed on the spot (self-heal), or its read refusal returned (the id
 // is in scope, so saying it is unreadable reveals nothing the caller may
 // not see); a waymark answers E_MOVED.
-func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) {
+func (r resolver) resolve(ctx context.Context, raw string) (catalog.Record, error) {
 	if reason := forest.IDTooLong(strings.Trim(strings.TrimSpace(raw), "/")); reason != "" {
 		return catalog.Record{}, idTooLong(raw, reason)
 	}
-	id, path, ok := v.reachable(ctx, raw)
+	id, path, ok := r.files.reachable(ctx, raw)
 	if !ok {
 		return catalog.Record{}, notFound(raw)
 	}
 	sc := scopeOf(ctx)
-	rec, ok, err := v.cat.Get(ctx, id)
+	rec, ok, err := r.cat.Get(ctx, id)
 	if err != nil {
 		return catalog.Record{}, err
 	}
@@ -55,12 +65,12 @@ func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) 
 		return rec, nil
 	}
 	if _, statErr := os.Stat(path); statErr == nil {
-		rec, ok, err := v.heal(ctx, id, path)
+		rec, ok, err := r.heal(ctx, id, path)
 		if ok || err != nil {
 			return rec, err
 		}
 	}
-	to, isMoved, err := v.cat.MovedTo(ctx, id)
+	to, isMoved, err := r.cat.MovedTo(ctx, id)
 	if err != nil {
 		return catalog.Record{}, err
 	}
@@ -75,9 +85,9 @@ func (v *Vine) resolve(ctx context.Context, raw string) (catalog.Record, error) 
 // reachable trims a caller-supplied id to its canonical form and reports
 // whether it names a file inside the forest (symlinks resolved) that the
 // call's scope can see, with the file's path.
-func (v *Vine) reachable(ctx context.Context, raw string) (id, path string, ok bool) {
+func (f nodeFiles) reachable(ctx context.Context, raw string) (id, path string, ok bool) {
 	id = strings.Trim(strings.TrimSpace(raw), "/")
-	path, err := v.root.Path(id)
+	path, err := f.root.Path(id)
 	return id, path, err == nil && id != "" && scopeOf(ctx).in(id)
 }
 
@@ -85,11 +95,11 @@ func (v *Vine) reachable(ctx context.Context, raw string) (id, path string, ok b
 // canonical id only: the path must map back to exactly this id, so a
 // non-canonical spelling never creates a row. A file the reader refuses
 // (E_FRONTMATTER: malformed, or past a read limit) returns that refusal.
-func (v *Vine) heal(ctx context.Context, id, path string) (catalog.Record, bool, error) {
-	if canon, err := v.root.IDOf(path); err != nil || canon != id {
+func (r resolver) heal(ctx context.Context, id, path string) (catalog.Record, bool, error) {
+	if canon, err := r.files.root.IDOf(path); err != nil || canon != id {
 		return catalog.Record{}, false, nil
 	}
-	n, err := parseFile(id, path, v.readLimits)
+	n, err := parseFile(id, path, r.files.limits)
 	if envelope.CodeOf(err) == envelope.Frontmatter {
 		return catalog.Record{}, false, err
 	}
@@ -97,16 +107,36 @@ func (v *Vine) heal(ctx context.Context, id, path string) (catalog.Record, bool,
 		return catalog.Record{}, false, nil
 	}
 	rec := recordOf(n)
-	if err := v.cat.Upsert(ctx, rec); err != nil {
-		v.log.Warn("self-heal upsert failed", "id", id, "err", err)
+	if err := r.cat.Upsert(ctx, rec); err != nil {
+		r.log.Warn("self-heal upsert failed", "id", id, "err", err)
 	}
 	return rec, true, nil
 }
 
+// nodeFiles reads the forest's node files within its read limits, and
+// the bodies content: cached and content: reference point to (pick.go).
+type nodeFiles struct {
+	root   forest.Root
+	limits forest.ReadLimits
+}
+
+// read reads and parses the node file of a canonical id.
+func (f nodeFiles) read(id string) (*forest.Node, error) {
+	path, err := f.root.TrustedPath(id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := forest.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return forest.ParseWithin(id, data, f.limits)
+}
+
 // node reads and parses the file of a resolved record (a catalog id, so
 // the cheap lexical containment applies).
-func (v *Vine) node(rec catalog.Record) (*forest.Node, error) {
-	n, err := v.readNode(rec.ID)
+func (f nodeFiles) node(rec catalog.Record) (*forest.Node, error) {
+	n, err := f.read(rec.ID)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, notFound(rec.ID)
 	}
@@ -119,7 +149,7 @@ func (v *Vine) node(rec catalog.Record) (*forest.Node, error) {
 // alone. It returns the branch prefix ("" for the whole forest) or the leaf
 // id, and whether it is a leaf. Unknown scopes answer E_NOT_FOUND naming
 // exactly what was sent.
-func (v *Vine) scopePrefix(ctx context.Context, scope string) (prefix string, leaf bool, err error) {
+func scopePrefix(ctx context.Context, cat *catalog.Catalog, scope string) (prefix string, leaf bool, err error) {
 	s := strings.TrimSpace(scope)
 	if s == "" || s == forest.RootIndexID || s == "/" {
 		return "", false, nil
@@ -129,13 +159,13 @@ func (v *Vine) scopePrefix(ctx context.Context, scope string) (prefix string, le
 		return "", false, nerr
 	}
 	sc := scopeOf(ctx)
-	if _, ok, err := v.cat.Get(ctx, index); err != nil {
+	if _, ok, err := cat.Get(ctx, index); err != nil {
 		return "", false, err
 	} else if ok && sc.in(index) {
 		return forest.BranchDir(index) + "/", false, nil
 	}
 	id := strings.Trim(s, "/")
-	if _, ok, err := v.cat.Get(ctx, id); err != nil {
+	if _, ok, err := cat.Get(ctx, id); err != nil {
 		return "", false, err
 	} else if ok && !forest.IsIndex(id) && sc.in(id) {
 		return id, true, nil
@@ -148,7 +178,7 @@ func (v *Vine) scopePrefix(ctx context.Context, scope string) (prefix string, le
 // or a composite such as harvest): the id is contained, a file without a
 // row is indexed on the spot, and a moved id answers E_MOVED.
 func (v *Vine) Record(ctx context.Context, id string) (catalog.Record, error) {
-	return v.resolve(ctx, id)
+	return v.resolver.resolve(ctx, id)
 }
 
 // Records returns the catalog rows of many ids at once, keyed by id, for
@@ -170,7 +200,12 @@ func (v *Vine) Records(ctx context.Context, ids []string) (map[string]catalog.Re
 // policy can see: a hidden node's link is no evidence a scoped reader may
 // act on (its supersession, for one, must not hide a visible node).
 func (v *Vine) InEdges(ctx context.Context, id string) ([]catalog.InEdge, error) {
-	in, err := v.cat.InEdges(ctx, id)
+	return visibleInEdges(ctx, v.cat, id)
+}
+
+// visibleInEdges is InEdges over cat.
+func visibleInEdges(ctx context.Context, cat *catalog.Catalog, id string) ([]catalog.InEdge, error) {
+	in, err := cat.InEdges(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/forest"
@@ -430,7 +431,7 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 		limit = scanMaxItems
 	}
 	limit = min(max(limit, 1), scanMaxItems)
-	rec, err := v.resolve(ctx, parentID)
+	rec, err := v.resolver.resolve(ctx, parentID)
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +449,8 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 	if opt.After == nil {
 		g = gauntletFor(ctx, v.canopy, opt.Gauntlet, opt.Toward)
 	}
-	res, err := v.scanList(ctx, q, fields, opt.After, limit, w, g)
+	lister := scanLister{db: v.cat.DB(), stmts: &v.stmts, background: &v.background, heat: &v.heat}
+	res, err := lister.list(ctx, q, fields, opt.After, limit, w, g)
 	if err == nil && sc.restricted() {
 		for i := range res.Nodes {
 			it := &res.Nodes[i]
@@ -468,11 +470,21 @@ func (v *Vine) Scan(ctx context.Context, parentID string, opt ScanOptions) (*Sca
 	return res, err
 }
 
-// scanList reads one page of the candidates q selects, count, page and
+// scanLister reads scan pages from the catalog: each page's count, ids
+// and rows come from one read transaction, through the statement cache
+// when the query text has few shapes, ranked by heat.
+type scanLister struct {
+	db         *sql.DB
+	stmts      *stmtCache
+	background *sync.WaitGroup // statements prepared for the next scan
+	heat       *heatLayer
+}
+
+// list reads one page of the candidates q selects, count, page and
 // rows from one snapshot: ranked by heat (by the Gauntlet when g is not
 // nil), or after the cursor when after is set.
-func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after *string, limit int, w window.Window, g *gauntlet) (*ScanResult, error) {
-	tx, err := v.cat.DB().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+func (l scanLister) list(ctx context.Context, q scanQuery, fields []string, after *string, limit int, w window.Window, g *gauntlet) (*ScanResult, error) {
+	tx, err := l.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -481,9 +493,9 @@ func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after
 	var ids []string
 	var heat map[string]float64
 	if after != nil {
-		ids, res.Total, err = v.scanCursorIDs(ctx, tx, q, *after, limit+1)
+		ids, res.Total, err = l.cursorIDs(ctx, tx, q, *after, limit+1)
 	} else {
-		ids, res.Total, heat, err = v.scanRankedIDs(ctx, tx, q, g)
+		ids, res.Total, heat, err = l.rankedIDs(ctx, tx, q, g)
 	}
 	if err != nil {
 		return nil, err
@@ -491,18 +503,18 @@ func (v *Vine) scanList(ctx context.Context, q scanQuery, fields []string, after
 	more := len(ids) > limit
 	ids = ids[:min(limit, len(ids))]
 	if after != nil && slices.Contains(fields, "heat") {
-		heat = v.heat(ctx, ids)
+		heat = l.heat.read(ctx, ids)
 	}
 	if g != nil {
 		res.Frontier = frontierOf(g)
 	}
 	if w.Active() {
-		if err := v.scanWindowFacts(ctx, w, res); err != nil {
+		if err := l.windowFacts(ctx, w, res); err != nil {
 			return nil, err
 		}
 	}
 	res.provision(ids, more, after != nil)
-	items, overflow, err := v.scanLoad(ctx, tx, res, ids, fields, heat)
+	items, overflow, err := l.load(ctx, tx, res, ids, fields, heat)
 	if err != nil {
 		return nil, err
 	}
@@ -753,35 +765,35 @@ func scanList(s string) []string {
 	return l
 }
 
-// scanQueryer runs a statement inside a read transaction, through the
+// query runs a statement inside a read transaction, through the
 // statement cache when the text has few shapes.
-func (v *Vine) scanQueryer(ctx context.Context, tx *sql.Tx, cacheable bool, query string, args ...any) (*sql.Rows, error) {
+func (l scanLister) query(ctx context.Context, tx *sql.Tx, cacheable bool, query string, args ...any) (*sql.Rows, error) {
 	if !cacheable {
 		return tx.QueryContext(ctx, query, args...)
 	}
-	st, ok := v.cachedStmt(query)
+	st, ok := l.stmts.cached(query)
 	if !ok {
 		// Preparing through the pool inside a transaction would wait for a
 		// second connection: concurrent scans each holding one then
 		// deadlock. Run it on the transaction's own connection instead,
 		// and prepare it for the next scan outside any transaction.
-		v.background.Go(func() { v.stmt(context.WithoutCancel(ctx), query) })
+		l.background.Go(func() { l.stmts.Prepare(context.WithoutCancel(ctx), query) })
 		return tx.QueryContext(ctx, query, args...)
 	}
 	return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 }
 
-// scanRankedIDs counts the scope and ranks all of it: heat descending
+// rankedIDs counts the scope and ranks all of it: heat descending
 // from one batched heat read, ties in id order, then by the Gauntlet when
 // g is not nil. The count and the ids come back as one aggregated row
 // rather than stepped out row by row.
-func (v *Vine) scanRankedIDs(ctx context.Context, tx *sql.Tx, q scanQuery, g *gauntlet) ([]string, int, map[string]float64, error) {
-	ids, total, err := v.scanIDs(ctx, tx, q.cacheable,
+func (l scanLister) rankedIDs(ctx context.Context, tx *sql.Tx, q scanQuery, g *gauntlet) ([]string, int, map[string]float64, error) {
+	ids, total, err := l.ids(ctx, tx, q.cacheable,
 		"SELECT count(*), json_group_array(id ORDER BY id) FROM nodes WHERE "+q.where(), q.args...)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	heat := v.heat(ctx, ids)
+	heat := l.heat.read(ctx, ids)
 	// Stable: equal heat keeps id order, the Go tie-break of C.6.
 	slices.SortStableFunc(ids, func(a, b string) int { return cmp.Compare(heat[b], heat[a]) })
 	if g != nil {
@@ -790,21 +802,21 @@ func (v *Vine) scanRankedIDs(ctx context.Context, tx *sql.Tx, q scanQuery, g *ga
 	return ids, total, heat, nil
 }
 
-// scanCursorIDs counts the scope and returns up to n ids strictly after
+// cursorIDs counts the scope and returns up to n ids strictly after
 // the cursor in byte-wise order.
-func (v *Vine) scanCursorIDs(ctx context.Context, tx *sql.Tx, q scanQuery, after string, n int) ([]string, int, error) {
+func (l scanLister) cursorIDs(ctx context.Context, tx *sql.Tx, q scanQuery, after string, n int) ([]string, int, error) {
 	where := q.where()
 	args := append(slices.Clone(q.args), q.args...)
-	return v.scanIDs(ctx, tx, q.cacheable,
+	return l.ids(ctx, tx, q.cacheable,
 		"SELECT (SELECT count(*) FROM nodes WHERE "+where+"), "+
 			"(SELECT json_group_array(id ORDER BY id) FROM "+
 			"(SELECT id FROM nodes WHERE "+where+" AND id > ? ORDER BY id LIMIT ?+0))",
 		append(args, after, n)...)
 }
 
-// scanIDs runs a query answering one row: a count and a JSON list of ids.
-func (v *Vine) scanIDs(ctx context.Context, tx *sql.Tx, cacheable bool, query string, args ...any) ([]string, int, error) {
-	rows, err := v.scanQueryer(ctx, tx, cacheable, query, args...)
+// ids runs a query answering one row: a count and a JSON list of ids.
+func (l scanLister) ids(ctx context.Context, tx *sql.Tx, cacheable bool, query string, args ...any) ([]string, int, error) {
+	rows, err := l.query(ctx, tx, cacheable, query, args...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -829,15 +841,15 @@ func (v *Vine) scanIDs(ctx context.Context, tx *sql.Tx, cacheable bool, query st
 	return ids, total, nil
 }
 
-// scanChunk is how many rows scanLoad reads at a time: about what 800
+// scanChunk is how many rows load reads at a time: about what 800
 // tokens hold of the default fields, so the common page is one query and
 // rows the budget would drop are mostly never read.
 const scanChunk = 24
 
-// scanLoad builds the items of ids, in order, reading their rows a chunk
+// load builds the items of ids, in order, reading their rows a chunk
 // at a time and stopping at the first item the budget cannot hold beside
 // what res already carries; that item is returned as overflow.
-func (v *Vine) scanLoad(ctx context.Context, tx *sql.Tx, res *ScanResult, ids, fields []string, heat map[string]float64) ([]ScanItem, *ScanItem, error) {
+func (l scanLister) load(ctx context.Context, tx *sql.Tx, res *ScanResult, ids, fields []string, heat map[string]float64) ([]ScanItem, *ScanItem, error) {
 	fit := newScanFitter(res)
 	cols, isDefault := scanProjection(fields)
 	query := "SELECT " + scanSelect(cols) + " FROM nodes WHERE id IN (SELECT value FROM json_each(?))"
@@ -845,7 +857,7 @@ func (v *Vine) scanLoad(ctx context.Context, tx *sql.Tx, res *ScanResult, ids, f
 	for start := 0; start < len(ids); start += scanChunk {
 		chunk := ids[start:min(len(ids), start+scanChunk)]
 		list, _ := json.Marshal(chunk)
-		rows, err := v.scanQueryer(ctx, tx, isDefault, query, string(list))
+		rows, err := l.query(ctx, tx, isDefault, query, string(list))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -872,19 +884,19 @@ func (v *Vine) scanLoad(ctx context.Context, tx *sql.Tx, res *ScanResult, ids, f
 	return items, nil, nil
 }
 
-// scanWindowFacts adds the window echo, the undated count and, for an
+// windowFacts adds the window echo, the undated count and, for an
 // empty listing, why it is empty (C.13.2, §16.2). Counts are forest-wide,
 // as the reference counts them (§16.3).
-func (v *Vine) scanWindowFacts(ctx context.Context, w window.Window, res *ScanResult) error {
+func (l scanLister) windowFacts(ctx context.Context, w window.Window, res *ScanResult) error {
 	echo := w.Echo()
 	res.Window = &echo
-	undated, err := v.undatedCount(ctx, w, "")
+	undated, err := undatedCount(ctx, l.stmts, w, "")
 	if err != nil {
 		return err
 	}
 	res.UndatedExcluded = undated
 	if res.Total == 0 {
-		matched, hint, err := v.emptyWindowFacts(ctx, w)
+		matched, hint, err := windowFacts(ctx, l.stmts).Empty(ctx, w)
 		if err != nil {
 			return err
 		}

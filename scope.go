@@ -377,7 +377,7 @@ func visibleTrails(s *scope, lines []string) []string {
 // visibleCoverage counts a branch's visible direct children: notes, and
 // sub-branches (children whose id is an index).
 func (v *Vine) visibleCoverage(ctx context.Context, branch string) (notes, branches int, err error) {
-	rows, err := v.digestChildRows(ctx, branch)
+	rows, err := neighborsOf(v).children(ctx, branch)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -95,7 +95,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	if err != nil {
 		return nil, err
 	}
-	prefix, _, err := v.scopePrefix(ctx, opt.Scope)
+	prefix, _, err := scopePrefix(ctx, v.cat, opt.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 // milliseconds of every sniff).
 func (v *Vine) nodesInScope(ctx context.Context, pred scopePred, gen int64) (int, error) {
 	if !pred.whole {
-		return v.countQuery(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
+		return v.stmts.count(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
 	}
 	return v.forestSize(ctx, gen)
 }
@@ -472,7 +472,7 @@ func runeOffset(s string, from, count int) int {
 func (v *Vine) sniffWindowFacts(ctx context.Context, res *SniffResult, w window.Window, prefix string) error {
 	echo := w.Echo()
 	res.Window = &echo
-	undated, err := v.undatedCount(ctx, w, prefix)
+	undated, err := undatedCount(ctx, &v.stmts, w, prefix)
 	if err != nil {
 		return err
 	}
@@ -480,11 +480,11 @@ func (v *Vine) sniffWindowFacts(ctx context.Context, res *SniffResult, w window.
 	if len(res.Results) > 0 {
 		return nil
 	}
-	searched, err := v.countQuery(ctx, "SELECT count(*) FROM nodes")
+	searched, err := v.stmts.count(ctx, "SELECT count(*) FROM nodes")
 	if err != nil {
 		return err
 	}
-	matched, hint, err := v.emptyWindowFacts(ctx, w)
+	matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -531,7 +531,7 @@ func (v *Vine) SniffEach(ctx context.Context, id string, terms []string) ([]Snif
 	if err != nil {
 		return nil, err
 	}
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -388,7 +388,7 @@ func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, cover
 }
 
 func (v *Vine) eachRow(ctx context.Context, q string, args []any, fn func(*sql.Rows) error) error {
-	stmt, err := v.stmt(ctx, q)
+	stmt, err := v.stmts.Prepare(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -431,9 +431,9 @@ func (v *Vine) sniffBody(id string) (string, bool) {
 	}
 	switch n.Content() {
 	case "cached":
-		body, err = v.cachedBody(id)
+		body, err = v.files.cachedBody(id)
 	case "reference":
-		body, err = v.referenceBody(id, n.Front.String("source_path"))
+		body, err = v.files.referenceBody(id, n.Front.String("source_path"))
 	}
 	return body, err == nil
 }
@@ -516,7 +516,7 @@ func reserveMemoBacklog(n int64) bool {
 // termCovered reports whether term's memo covers every hashed node of the
 // catalog generation gen.
 func (v *Vine) termCovered(ctx context.Context, term string, gen int64) (bool, error) {
-	stmt, err := v.stmt(ctx, "SELECT generation FROM sniff_cover WHERE term = ?")
+	stmt, err := v.stmts.Prepare(ctx, "SELECT generation FROM sniff_cover WHERE term = ?")
 	if err != nil {
 		return false, err
 	}

@@ -30,7 +30,7 @@ func memoTerms(t *testing.T, v *Vine) map[string]int {
 
 func TestMemoEvictsTheTermsStoredLeastRecently(t *testing.T) {
 	v, _ := writableFixture(t)
-	nodes, err := v.countQuery(context.Background(), "SELECT count(*) FROM nodes")
+	nodes, err := v.stmts.count(context.Background(), "SELECT count(*) FROM nodes")
 	require.NoError(t, err)
 	defer func(b int64) { memoRowBudget = b }(memoRowBudget)
 	memoRowBudget = int64(2*nodes + nodes/2) // room for two whole-forest terms

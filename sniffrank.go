@@ -52,7 +52,7 @@ func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms, k int) [
 		hits = append(hits, h)
 		ids = append(ids, id)
 	}
-	heat := v.heat(ctx, ids)
+	heat := v.heat.read(ctx, ids)
 	for _, h := range hits {
 		h.heat = round4(heat[h.cand.id])
 		h.rescore(nTerms, v.alpha())

@@ -10,22 +10,22 @@ import (
 // reader pool, so hot reads never re-prepare (database/sql re-prepares a
 // Stmt per connection lazily and reuses it afterwards).
 type stmtCache struct {
+	db    *sql.DB // the catalog's pool, set when the catalog opens
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
 }
 
-// stmt returns the prepared read statement for query.
-func (v *Vine) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if s, ok := v.cachedStmt(query); ok {
+// Prepare returns the prepared read statement for query.
+func (c *stmtCache) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := c.cached(query); ok {
 		return s, nil
 	}
 	// Prepare outside the lock: preparing waits for a free connection, and
 	// a cache hit must never wait behind that.
-	s, err := v.cat.DB().PrepareContext(ctx, query)
+	s, err := c.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	c := &v.stmts
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if won, ok := c.stmts[query]; ok {
@@ -39,16 +39,26 @@ func (v *Vine) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return s, nil
 }
 
-// cachedStmt returns the statement when it is already prepared.
-func (v *Vine) cachedStmt(query string) (*sql.Stmt, bool) {
-	c := &v.stmts
+// cached returns the statement when it is already prepared.
+func (c *stmtCache) cached(query string) (*sql.Stmt, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.stmts[query]
 	return s, ok
 }
 
-// closeStmts releases every cached statement.
+// count runs a cached single-count query.
+func (c *stmtCache) count(ctx context.Context, query string, args ...any) (int, error) {
+	st, err := c.Prepare(ctx, query)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = st.QueryRowContext(ctx, args...).Scan(&n)
+	return n, err
+}
+
+// close releases every cached statement.
 func (c *stmtCache) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -59,7 +59,7 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 		return nil, err
 	}
 	defer release()
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

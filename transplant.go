@@ -50,7 +50,7 @@ func (v *Vine) Transplant(ctx context.Context, id, newID string) (*TransplantRes
 		return nil, err
 	}
 	defer release()
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (v *Vine) Transplant(ctx context.Context, id, newID string) (*TransplantRes
 	if err := v.checkDestination(ctx, dst); err != nil {
 		return nil, err
 	}
-	n, err := v.node(rec)
+	n, err := v.files.node(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (tp *transplanting) plan(ctx context.Context) error {
 	tp.res.BacklinksRewritten += retargetLinks(n, old, dst)
 	tp.n = n
 
-	anchors, err := tp.v.anchors(ctx, old)
+	anchors, err := anchorsOf(ctx, tp.v.cat, old)
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (tp *transplanting) commit(ctx context.Context, t *txn) (*TransplantResult,
 	}
 	tp.res.Commit = sha
 	tp.v.markStale(ctx, append([]string{tp.dst}, tp.touched.ids()...)...) // §9.18: vectors are keyed by id
-	if r, ok := tp.v.heatSource.(HeatRekeyer); ok {
+	if r, ok := tp.v.heat.source.(HeatRekeyer); ok {
 		if err := r.Rekey(ctx, tp.old.ID, tp.dst); err != nil {
 			tp.v.log.Warn("heat not re-keyed after transplant", "from", tp.old.ID, "to", tp.dst, "err", err)
 		}

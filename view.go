@@ -59,7 +59,7 @@ func MediaTypeOf(name string) string {
 // answer the very envelope of an absent node; a remote URI, a path leaving
 // the forest, a non-image type and a file over 6 MiB are E_SCHEMA.
 func (v *Vine) View(ctx context.Context, id string) (*ViewResult, error) {
-	rec, err := v.resolve(ctx, id)
+	rec, err := v.resolver.resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

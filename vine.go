@@ -21,7 +21,6 @@ import (
 	"github.com/monkeyllm/vine/internal/recovery"
 	"github.com/monkeyllm/vine/internal/reindex"
 	"github.com/monkeyllm/vine/payload"
-	"github.com/monkeyllm/vine/trails"
 )
 
 // Options configure Open and Init. The zero value opens a writable forest
@@ -122,17 +121,15 @@ type Vine struct {
 	log      *slog.Logger
 
 	skipAutoIndex bool
-	jsonDepth     int               // bound on Call's argument nesting
-	readLimits    forest.ReadLimits // bound on reading one node file
-	observer      Observer
-	heatSource    HeatSource
+	jsonDepth     int                 // bound on Call's argument nesting
+	readLimits    forest.ReadLimits   // bound on reading one node file
 	fetcher       payload.Fetcher     // nil: payload.DefaultRegistry()
 	place         *payloadplace.Place // the payloads: rule, identity, G.9 cache
 	sqlLimits     sqlLimits           // memory limits of query and tend
 
-	trails  *trails.Store  // heat (Part D)
-	tracer  *trails.Tracer // one event per call
-	session string         // the Vine's own session when a call names none
+	heat     heatLayer // heat, traces and the observer (Part D)
+	files    nodeFiles // node files and the bodies they point to
+	resolver resolver  // caller ids to catalog rows, once the catalog is open
 
 	canopy *canopy.Layer // the vector layer, inert without embedder and index
 
@@ -191,9 +188,11 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 			"create one with Init (vine init --forest DIR --title T)")
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
-		skipAutoIndex: opt.SkipAutoIndex, observer: opt.Observer, heatSource: opt.Heat,
-		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
-		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits}
+		skipAutoIndex: opt.SkipAutoIndex,
+		fetcher:       opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
+		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits,
+		heat:  heatLayer{source: opt.Heat, observer: opt.Observer, log: opt.Logger},
+		files: nodeFiles{root: root, limits: opt.ReadLimits}}
 	v.canopy = newCanopyLayer(v, opt.Embedder)
 	if err := v.open(ctx); err != nil {
 		v.Close()
@@ -217,7 +216,7 @@ func (v *Vine) open(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(v.root.Dir(), forest.DerivedDir), 0o755); err != nil {
 		return fmt.Errorf("vine: create derived dir: %w", err)
 	}
-	if err := v.openTrails(ctx); err != nil {
+	if err := v.heat.open(ctx, filepath.Join(v.root.Dir(), forest.DerivedDir)); err != nil {
 		return err
 	}
 	cat, err := catalog.Open(ctx, v.catalogPath(), catalog.Options{})
@@ -225,6 +224,8 @@ func (v *Vine) open(ctx context.Context) error {
 		return fmt.Errorf("vine: open catalog: %w", err)
 	}
 	v.cat = cat
+	v.stmts.db = cat.DB()
+	v.resolver = resolver{files: v.files, cat: cat, log: v.log}
 	v.place = payloadplace.New(v.root, cat, v.fetcher, v.now)
 	v.canopy.Attach(cat)
 	v.index, v.recoverer = newUpkeep(v)
@@ -289,15 +290,7 @@ func (v *Vine) refreshDialect() {
 
 // readNode parses the node file of a catalog-trusted id.
 func (v *Vine) readNode(id string) (*forest.Node, error) {
-	path, err := v.root.TrustedPath(id)
-	if err != nil {
-		return nil, err
-	}
-	data, err := forest.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return v.parse(id, data)
+	return v.files.read(id)
 }
 
 // parse reads a node file within the forest's read limits.
@@ -335,9 +328,7 @@ func (v *Vine) Close() error {
 		if v.cat != nil {
 			errs = append(errs, v.cat.Close())
 		}
-		if v.trails != nil {
-			errs = append(errs, v.trails.Close())
-		}
+		errs = append(errs, v.heat.close())
 		v.closeErr = errors.Join(errs...)
 	})
 	return v.closeErr

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,7 +41,7 @@ func TestUndatedCount(t *testing.T) {
 	ctx := context.Background()
 	v := locFixture(t, nil)
 	created, updated := winMust(t, "2026", "", ""), winMust(t, "2026", "", "updated")
-	n, err := v.undatedCount(ctx, created, "")
+	n, err := undatedCount(ctx, &v.stmts, created, "")
 	require.NoError(t, err)
 	assert.Zero(t, n, "every fixture node is dated")
 
@@ -71,7 +70,7 @@ func TestUndatedCount(t *testing.T) {
 		{"the same leaf on updated", updated, "notes/u2", 1},
 		{"an absent leaf", created, "notes/none", 0},
 	} {
-		n, err := v.undatedCount(ctx, tt.w, tt.prefix)
+		n, err := undatedCount(ctx, &v.stmts, tt.w, tt.prefix)
 		require.NoError(t, err, tt.name)
 		assert.Equal(t, tt.want, n, tt.name)
 	}
@@ -81,7 +80,7 @@ func TestEmptyWindowFactsMatched(t *testing.T) {
 	ctx := context.Background()
 	v := locFixture(t, nil)
 
-	matched, hint, err := v.emptyWindowFacts(ctx, winMust(t, "", "", "updated"))
+	matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, winMust(t, "", "", "updated"))
 	require.NoError(t, err)
 	assert.Zero(t, matched)
 	assert.Empty(t, hint, "no window, nothing to explain")
@@ -93,7 +92,7 @@ func TestEmptyWindowFactsMatched(t *testing.T) {
 		winMust(t, "", "2025-09-01", "updated"),
 	} {
 		want := 0
-		rows, err := v.Catalog().DB().QueryContext(ctx, "SELECT "+windowColumn(w)+" FROM nodes")
+		rows, err := v.Catalog().DB().QueryContext(ctx, "SELECT "+w.Column()+" FROM nodes")
 		require.NoError(t, err)
 		for rows.Next() {
 			var d string
@@ -105,7 +104,7 @@ func TestEmptyWindowFactsMatched(t *testing.T) {
 		require.NoError(t, rows.Close())
 		require.Positive(t, want)
 
-		matched, hint, err := v.emptyWindowFacts(ctx, w)
+		matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, w)
 		require.NoError(t, err)
 		assert.Equal(t, want, matched, "%+v", w)
 		assert.Contains(t, hint, "The window is not the reason")
@@ -143,44 +142,16 @@ func TestEmptyWindowFactsMissed(t *testing.T) {
 				"Widen or drop the window, or list the populated periods with calendar."},
 	}
 	for _, tt := range tests {
-		matched, hint, err := v.emptyWindowFacts(ctx, winMust(t, tt.since, tt.until, ""))
+		matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, winMust(t, tt.since, tt.until, ""))
 		require.NoError(t, err, tt.name)
 		assert.Zero(t, matched, tt.name)
 		assert.Equal(t, tt.want, hint, tt.name)
 	}
 
 	winSetDates(t, v, nil)
-	matched, hint, err := v.emptyWindowFacts(ctx, winMust(t, "2024", "", ""))
+	matched, hint, err := windowFacts(ctx, &v.stmts).Empty(ctx, winMust(t, "2024", "", ""))
 	require.NoError(t, err)
 	assert.Zero(t, matched)
 	assert.Equal(t, "The window is the reason: no node has a created date on or after 2024-01-01. "+
 		"No node has a created date at all, so no window can match; drop the window.", hint)
-}
-
-func TestNearestWindowMonths(t *testing.T) {
-	day := func(s string) time.Time {
-		d, err := time.Parse(time.DateOnly, s)
-		require.NoError(t, err)
-		return d
-	}
-	months := []windowMonth{
-		{month: "2026-01", nodes: 1, first: day("2026-01-10"), last: day("2026-01-20")},
-		{month: "2026-02", nodes: 2, first: day("2026-02-01"), last: day("2026-02-28")},
-		{month: "2026-03", nodes: 3, first: day("2026-03-12"), last: day("2026-03-12")},
-		{month: "2026-05", nodes: 4, first: day("2026-05-01"), last: day("2026-05-02")},
-	}
-	label := func(ms []windowMonth) []string {
-		var out []string
-		for _, m := range ms {
-			out = append(out, m.month)
-		}
-		return out
-	}
-	// 2026-02-15 lies inside February's span; March is 25 days away,
-	// January 26.
-	assert.Equal(t, []string{"2026-02", "2026-03", "2026-01"}, label(nearestWindowMonths(months, day("2026-02-15"), 3)))
-	assert.Equal(t, []string{"2026-03", "2026-05"}, label(nearestWindowMonths(months, day("2026-04-06"), 2)),
-		"Mar 12 and May 1 are both 25 days from Apr 6: the earlier month first")
-	assert.Len(t, nearestWindowMonths(months, day("2030-01-01"), 10), 4)
-	assert.Empty(t, nearestWindowMonths(nil, day("2030-01-01"), 3))
 }
