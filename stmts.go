@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+
+	"github.com/monkeyllm/vine/catalog"
 )
 
 // stmtCache keeps one prepared statement per query text on the catalog's
@@ -14,6 +16,9 @@ type stmtCache struct {
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
 }
+
+// attach points the cache at the catalog's reader pool once it opens.
+func (c *stmtCache) attach(cat *catalog.Catalog) { c.db = cat.DB() }
 
 // Prepare returns the prepared read statement for query.
 func (c *stmtCache) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {

@@ -224,7 +224,7 @@ func (v *Vine) open(ctx context.Context) error {
 		return fmt.Errorf("vine: open catalog: %w", err)
 	}
 	v.cat = cat
-	v.stmts.db = cat.DB()
+	v.stmts.attach(cat)
 	v.resolver = resolver{files: v.files, cat: cat, log: v.log}
 	v.place = payloadplace.New(v.root, cat, v.fetcher, v.now)
 	v.canopy.Attach(cat)

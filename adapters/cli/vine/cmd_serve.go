@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine"
@@ -52,6 +54,14 @@ type serveConfig struct {
 
 	modelEndpoint string // --model-endpoint: a llama.cpp server binds the answer tool
 	model         string // --model: its model name
+
+	logLevel   slog.Level // --log-level
+	logJSON    bool       // --log-format json
+	accessLog  bool       // --access-log: one line per HTTP request
+	cors       []string   // --cors-origin
+	metrics    bool       // --metrics: Prometheus at /v1/metrics
+	ratePerSec float64    // --rate-limit: requests per second per key
+	rateBurst  int        // --rate-burst
 }
 
 func serveCommand() *cli.Command {
@@ -79,6 +89,13 @@ MONKEYLLM_INGEST_ROOTS: see "Configuration" in the README.`,
 			&cli.StringFlag{Name: "model-endpoint", Usage: "bind a llama.cpp server (OpenAI-compatible `URL`) and serve the answer tool"},
 			&cli.StringFlag{Name: "model", Usage: "the model `NAME` at --model-endpoint"},
 			&cli.BoolFlag{Name: "no-warm", Usage: "HTTP: open each forest on first use instead of at boot (also " + warmEnv + "=off)"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "log `LEVEL`: debug, info, warn or error"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log `FORMAT`: text or json (one JSON object per line)"},
+			&cli.BoolFlag{Name: "access-log", Usage: "HTTP: log one line per request (request id, tool, principal, status, ms)"},
+			&cli.StringSliceFlag{Name: "cors-origin", Usage: "HTTP: a browser `ORIGIN` (scheme://host[:port]) allowed to call the REST API (repeatable)"},
+			&cli.BoolFlag{Name: "metrics", Usage: "HTTP: serve Prometheus metrics at /v1/metrics"},
+			&cli.FloatFlag{Name: "rate-limit", Usage: "HTTP: at most `N` requests per second per key (429 with Retry-After past it; 0 is no limit)"},
+			&cli.IntFlag{Name: "rate-burst", Usage: "HTTP: requests a key may send at once under --rate-limit (default max(1, N))"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdServe(ctx, c, envOf(c))) },
 	}
@@ -90,6 +107,11 @@ func serveConfigOf(cmd *cli.Command, stderr io.Writer) (serveConfig, bool) {
 		addr: cmd.String("http"), readOnly: cmd.Bool("read-only"), keys: cmd.String("keys"), open: cmd.Bool("open"),
 		noWarm: cmd.Bool("no-warm"), warmSet: cmd.IsSet("no-warm"), fileRoot: cmd.String("file-root"),
 		modelEndpoint: cmd.String("model-endpoint"), model: cmd.String("model"),
+		accessLog: cmd.Bool("access-log"), cors: cmd.StringSlice("cors-origin"), metrics: cmd.Bool("metrics"),
+		ratePerSec: cmd.Float("rate-limit"), rateBurst: int(cmd.Int("rate-burst")),
+	}
+	if !logSettings(cmd, &c, stderr) {
+		return c, false
 	}
 	if cmd.IsSet("allow-host") {
 		c.hosts = wire.ParseHosts(strings.Join(cmd.StringSlice("allow-host"), ","))
@@ -104,8 +126,10 @@ func serveConfigOf(cmd *cli.Command, stderr io.Writer) (serveConfig, bool) {
 		fmt.Fprintf(stderr, "vine serve: unexpected argument %q\n", cmd.Args().First())
 	case (single == "") == (many == ""):
 		fmt.Fprint(stderr, "vine serve: give exactly one of --forest DIR or --forests DIR\n")
-	case c.addr == "" && (c.hosts != nil || c.keys != "" || c.open || c.warmSet):
-		fmt.Fprint(stderr, "vine serve: --allow-host, --keys, --open and --no-warm apply to --http only (stdio serves its own user)\n")
+	case c.addr == "" && (c.hosts != nil || c.keys != "" || c.open || c.warmSet || c.httpOnly()):
+		fmt.Fprint(stderr, "vine serve: --allow-host, --keys, --open, --no-warm, --access-log, --cors-origin, --metrics and --rate-limit apply to --http only (stdio serves its own user)\n")
+	case c.ratePerSec < 0 || c.rateBurst < 0:
+		fmt.Fprint(stderr, "vine serve: --rate-limit and --rate-burst take a number >= 0\n")
 	case (c.modelEndpoint == "") != (c.model == ""):
 		fmt.Fprint(stderr, "vine serve: --model-endpoint and --model go together\n")
 	case c.addr != "" && (c.keys == "") == !c.open:
@@ -139,7 +163,7 @@ func cmdServe(ctx context.Context, cmd *cli.Command, e env) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	log := c.logger(e.stderr)
 	reg, err := openRegistry(c, &vine.Options{ReadOnly: c.readOnly, Logger: log, Observer: rest.TimingObserver{},
 		Fetcher: servedFetcher(c.fileRoot)})
 	if err != nil {
@@ -235,7 +259,8 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	// REST and MCP share one allow-list: a Host refused on one is refused
 	// on the other, and health reports what /mcp would do.
 	ropts := &rest.Options{AllowedHosts: hosts, Keys: resolver, ReadOnly: c.readOnly, MCP: wire.NewHosts(hosts), Logger: log,
-		IngestRoots: roots, ModelConcurrency: envInt(modelEnv, 8)}
+		IngestRoots: roots, ModelConcurrency: envInt(modelEnv, 8), CORSOrigins: c.cors}
+	c.observability(ropts, log)
 	if n := envInt(readersEnv, rest.DefaultReaders); n > 0 {
 		ropts.Readers = n
 		ropts.OpenReader = func() (*vine.Registry, error) {
@@ -409,4 +434,52 @@ func bindAnswer(c serveConfig) (*answer.Answerer, error) {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// httpOnly reports whether a flag that only HTTP serves was given.
+func (c serveConfig) httpOnly() bool {
+	return c.accessLog || len(c.cors) > 0 || c.metrics || c.ratePerSec > 0 || c.rateBurst > 0
+}
+
+// logSettings reads --log-level and --log-format into c; false after
+// telling stderr what is wrong.
+func logSettings(cmd *cli.Command, c *serveConfig, stderr io.Writer) bool {
+	if err := c.logLevel.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {
+		fmt.Fprintf(stderr, "vine serve: --log-level %q: want debug, info, warn or error\n", cmd.String("log-level"))
+		return false
+	}
+	switch f := cmd.String("log-format"); f {
+	case "text", "json":
+		c.logJSON = f == "json"
+		return true
+	default:
+		fmt.Fprintf(stderr, "vine serve: --log-format %q: want text or json\n", f)
+		return false
+	}
+}
+
+// logger is the server's log on w, at the level and in the format the
+// flags chose.
+func (c serveConfig) logger(w io.Writer) *slog.Logger {
+	o := &slog.HandlerOptions{Level: c.logLevel}
+	if c.logJSON {
+		return slog.New(slog.NewJSONHandler(w, o))
+	}
+	return slog.New(slog.NewTextHandler(w, o))
+}
+
+// observability sets the REST surface's access log, metrics registry
+// and rate limit from the flags.
+func (c serveConfig) observability(o *rest.Options, log *slog.Logger) {
+	if c.accessLog {
+		o.AccessLog = log.With("log", "access")
+	}
+	if c.metrics {
+		m := prometheus.NewRegistry()
+		m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		o.Metrics = m
+	}
+	if c.ratePerSec > 0 {
+		o.RateLimit = &rest.RateLimit{PerSecond: c.ratePerSec, Burst: c.rateBurst}
+	}
 }

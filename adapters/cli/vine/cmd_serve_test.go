@@ -151,7 +151,7 @@ func TestServeHTTP(t *testing.T) {
 	assert.Contains(t, stderr.String(), "shutting down")
 }
 
-var servingURL = regexp.MustCompile(`url=(http://\S+/mcp)`)
+var servingURL = regexp.MustCompile(`url"?[=:]"?(http://[^\s"]+/mcp)`)
 
 func waitForURL(t *testing.T, stderr *lockedBuffer, done <-chan int) string {
 	t.Helper()
