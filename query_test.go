@@ -632,3 +632,28 @@ func TestQueryRunsTheTextAsWritten(t *testing.T) {
 	e = refusal(t, err, envelope.QueryForbidden)
 	assert.Contains(t, e.Message, "would write", "VACUUM asks no authorizer; SQLite's read-only verdict catches it")
 }
+
+// TestQueryDoubleQuotedStrings: a "text" that names no column is a string,
+// as in the reference's SQLite, so a small model's WHERE account = "fuel"
+// answers; a "name" that is a column stays the column.
+func TestQueryDoubleQuotedStrings(t *testing.T) {
+	t.Parallel()
+	dir, _ := testforest.Fixture(t)
+	v := openT(t, dir, &Options{ReadOnly: true})
+	ctx := context.Background()
+	tests := []struct {
+		name, sql string
+		want      [][]any
+	}{
+		{"string where no column has the name", `SELECT COUNT(*) FROM ledger WHERE account = "fuel"`, [][]any{{int64(66)}}},
+		{"single quotes as ever", `SELECT COUNT(*) FROM ledger WHERE account = 'fuel'`, [][]any{{int64(66)}}},
+		{"a column's name stays the column", `SELECT COUNT(*) FROM ledger WHERE "account" = account`, [][]any{{int64(330)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := v.Query(ctx, ledgerID, tt.sql)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, res.Rows)
+		})
+	}
+}

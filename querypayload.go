@@ -84,10 +84,15 @@ func openPayload(file string, write bool, limits sqlLimits) (*sqlite3.Conn, erro
 	if err != nil {
 		return nil, fmt.Errorf("vine: open payload %s: %w", filepath.Base(file), err)
 	}
+	// DQS_DML lets a statement's "text" be a string where no column has
+	// that name, as the reference's SQLite does: small models write
+	// WHERE region = "Southeast", and the same question must get the same
+	// answer from both engines. Schema statements (DQS_DDL) stay strict.
 	for _, c := range []struct {
 		op sqlite3.DBConfig
 		on bool
-	}{{sqlite3.DBCONFIG_DEFENSIVE, true}, {sqlite3.DBCONFIG_TRUSTED_SCHEMA, false}} {
+	}{{sqlite3.DBCONFIG_DEFENSIVE, true}, {sqlite3.DBCONFIG_TRUSTED_SCHEMA, false},
+		{sqlite3.DBCONFIG_DQS_DML, true}, {sqlite3.DBCONFIG_DQS_DDL, false}} {
 		if _, err := conn.Config(c.op, c.on); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("vine: configure payload connection: %w", err)
