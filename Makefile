@@ -17,3 +17,21 @@ bench-reindex:
 # Serve a 100,000-node forest, 1,000 mixed calls; peak RSS against 500 MB.
 bench-memory:
 	scripts/bench memory
+
+# Static release binaries of the vine command for every supported
+# platform, with SHA-256 sums, in dist/. The engine is pure Go (SQLite
+# runs as WebAssembly), so CGO is off and the binaries need nothing.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+BINARIES := $(foreach p,$(PLATFORMS),dist/vine-$(subst /,-,$(p))$(if $(findstring windows,$(p)),.exe))
+
+.PHONY: release clean
+release: $(BINARIES)
+	cd dist && sha256sum vine-* > SHA256SUMS
+
+dist/vine-%:
+	@mkdir -p dist
+	GOOS=$(word 1,$(subst -, ,$(basename $*))) GOARCH=$(word 2,$(subst -, ,$(basename $*))) CGO_ENABLED=0 \
+		go build -buildvcs=auto -trimpath -ldflags='-s -w' -o $@ ./adapters/cli/vine
+
+clean:
+	rm -rf dist
