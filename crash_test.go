@@ -27,7 +27,8 @@ import (
 const (
 	crashChildEnv = "VINE_CRASH_CHILD" // the forest the child writes to
 	crashRunEnv   = "VINE_CRASH_RUN"   // the run number, for unique ids
-	crashKillsEnv = "VINE_CRASH_KILLS" // how many kills (default 200, 25 with -short)
+	crashKillsEnv = "VINE_CRASH_KILLS" // how many kills (default 25, 200 with VINE_TEST_LONG=1)
+	longTestsEnv  = "VINE_TEST_LONG"   // "1": the long suites at full size (.ci/run sets it)
 )
 
 // TestCrashChild is the writer the crash test kills. It is a no-op unless
@@ -193,9 +194,9 @@ func TestCrashRepair(t *testing.T) {
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("this is the child")
 	}
-	kills := 200
-	if testing.Short() || raceDetector {
-		kills = 25
+	kills := 25
+	if os.Getenv(longTestsEnv) == "1" && !testing.Short() && !raceDetector {
+		kills = 200
 	}
 	if s := os.Getenv(crashKillsEnv); s != "" {
 		kills, _ = strconv.Atoi(s)

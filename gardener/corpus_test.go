@@ -18,11 +18,11 @@ import (
 // nothing, and a changed and a deleted file are seen.
 func TestAdoptGeneratedCorpus(t *testing.T) {
 	if testing.Short() {
-		t.Skip("adopts 2,000 documents")
+		t.Skip("adopts a generated corpus")
 	}
-	n := 2000
-	if raceDetector {
-		n = 200 // the full corpus runs without -race (.ci/run)
+	n := 200
+	if os.Getenv("VINE_TEST_LONG") == "1" && !raceDetector {
+		n = 2000 // the full corpus: VINE_TEST_LONG=1, without -race (.ci/run)
 	}
 	ctx := context.Background()
 	v := newForest(t)
