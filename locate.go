@@ -55,12 +55,22 @@ type LocateOptions struct {
 	// Hybrid fuses the dense (vector) leg into the ranking for this call
 	// only, when the forest's dense layer is ready (K.3).
 	Hybrid bool
+}
 
-	// alpha overrides the engine's heat weight (nil: locateAlpha); host
-	// code and tests set it, wire arguments cannot.
+// locateSeam overrides parts of locate's engine for this package's
+// tests: the heat weight (nil: locateAlpha) and the dense layer (nil: the
+// forest's canopy.Layer). It travels in the context, never in
+// LocateOptions, so no caller or wire argument can reach it.
+type locateSeam struct {
 	alpha *float64
-	// dense overrides the forest's dense layer (nil: the forest's canopy.Layer).
 	dense denseRanker
+}
+
+type locateSeamKey struct{}
+
+func locateSeamOf(ctx context.Context) locateSeam {
+	s, _ := ctx.Value(locateSeamKey{}).(locateSeam)
+	return s
 }
 
 // LocateResult is the answer of Locate. Results and Truncated are always
@@ -188,6 +198,12 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	if err != nil {
 		return nil, err
 	}
+	if seam := locateSeamOf(ctx); seam.alpha != nil || seam.dense != nil {
+		q.dense = seam.dense
+		if seam.alpha != nil {
+			q.alpha = *seam.alpha
+		}
+	}
 	q.filter.scope = scopeOf(ctx)
 	// Every locate names the session's goal for the Gauntlet (K.2); the
 	// text is kept, its embedding waits for the first hop that ranks.
@@ -243,7 +259,7 @@ type locateQuery struct {
 // parse validates the options in the reference's order (include, scope,
 // window, then k) and resolves defaults.
 func (opt LocateOptions) parse() (locateQuery, error) {
-	q := locateQuery{k: opt.K, alpha: locateAlpha, dense: opt.dense}
+	q := locateQuery{k: opt.K, alpha: locateAlpha}
 	for _, inc := range opt.Include {
 		if inc != "outline" {
 			return q, envelope.New(envelope.Schema,
@@ -275,9 +291,6 @@ func (opt LocateOptions) parse() (locateQuery, error) {
 	}
 	q.pool = locatePool(q.k)
 	q.filter.typ = opt.TypeFilter
-	if opt.alpha != nil {
-		q.alpha = *opt.alpha
-	}
 	return q, nil
 }
 

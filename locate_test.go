@@ -401,7 +401,7 @@ func TestLocateHeatReRanks(t *testing.T) {
 	}
 
 	zero := 0.0
-	off, err := hotV.Locate(ctx, q, LocateOptions{K: 10, alpha: &zero})
+	off, err := hotV.Locate(withLocateSeam(ctx, locateSeam{alpha: &zero}), q, LocateOptions{K: 10})
 	require.NoError(t, err)
 	assert.Equal(t, locIDs(cold), locIDs(off), "alpha 0 disables heat in the score")
 	assert.Equal(t, 1.0, off.Results[slices.Index(locIDs(off), fourth.ID)].Heat, "heat is still reported")
@@ -608,7 +608,7 @@ func TestLocateHybrid(t *testing.T) {
 
 	for _, state := range []string{"no-index", "model-mismatch"} {
 		d := &locDense{state: state, ids: []string{"concepts/tide"}}
-		res, err := v.Locate(ctx, q, LocateOptions{K: 10, Hybrid: true, dense: d})
+		res, err := v.Locate(withLocateSeam(ctx, locateSeam{dense: d}), q, LocateOptions{K: 10, Hybrid: true})
 		require.NoError(t, err)
 		assert.False(t, *res.Hybrid)
 		assert.Equal(t, state, res.HybridReason)
@@ -619,7 +619,7 @@ func TestLocateHybrid(t *testing.T) {
 	// An active layer fuses: vector extras join when they pass the window.
 	d := &locDense{state: "active", ids: []string{
 		"concepts/tide", lexical.Results[1].ID, "events/2025-11-storm-iara", "no/such-node", "concepts/tide"}}
-	res, err = v.Locate(ctx, q, LocateOptions{K: 10, Hybrid: true, dense: d, Since: "2025-09-02"})
+	res, err = v.Locate(withLocateSeam(ctx, locateSeam{dense: d}), q, LocateOptions{K: 10, Hybrid: true, Since: "2025-09-02"})
 	require.NoError(t, err)
 	assert.True(t, *res.Hybrid)
 	assert.Equal(t, "active", res.HybridReason)
@@ -637,7 +637,7 @@ func TestLocateHybrid(t *testing.T) {
 
 	// An embedding failure answers lexically.
 	d = &locDense{state: "active", err: errors.New("provider down")}
-	res, err = v.Locate(ctx, q, LocateOptions{K: 10, Hybrid: true, dense: d})
+	res, err = v.Locate(withLocateSeam(ctx, locateSeam{dense: d}), q, LocateOptions{K: 10, Hybrid: true})
 	require.NoError(t, err)
 	assert.False(t, *res.Hybrid)
 	assert.Equal(t, lexical.Results, res.Results)
@@ -780,4 +780,9 @@ func TestLocateQuality(t *testing.T) {
 	n := float64(len(locateQuestions))
 	t.Logf("locate quality on %d questions: recall@1 %.3f, recall@5 %.3f, MRR %.3f", len(locateQuestions), r1/n, r5/n, mrr/n)
 	assert.GreaterOrEqual(t, r5/n, 0.9, "recall@5")
+}
+
+// withLocateSeam makes locate calls under ctx use seam's overrides.
+func withLocateSeam(ctx context.Context, seam locateSeam) context.Context {
+	return context.WithValue(ctx, locateSeamKey{}, seam)
 }
