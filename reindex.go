@@ -8,6 +8,7 @@ import (
 
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/sniff"
 )
 
 // ReindexResult counts what a rebuild of the catalog indexed.
@@ -95,7 +96,7 @@ func (v *Vine) rebuild(ctx context.Context) (*ReindexResult, error) {
 			v.progress(Progress{Op: "reindex", Done: done, Total: total})
 		}
 	}
-	folds := v.newFoldWriter()
+	folds := v.sniffer.NewFoldWriter()
 	records := iter.Seq[catalog.Record](func(yield func(catalog.Record) bool) {
 		for i, p := range parseAhead(ctx, files, folds != nil, v.readLimits) {
 			report(i)
@@ -104,7 +105,7 @@ func (v *Vine) rebuild(ctx context.Context) (*ReindexResult, error) {
 				continue
 			}
 			if p.fold != nil {
-				folds.addEntry(p.fold)
+				folds.AddEntry(p.fold)
 			}
 			if !yield(p.rec) {
 				return
@@ -120,11 +121,11 @@ func (v *Vine) rebuild(ctx context.Context) (*ReindexResult, error) {
 	}
 	if err != nil {
 		if folds != nil {
-			folds.abort()
+			folds.Abort()
 		}
 		return nil, err
 	}
-	v.installFolds(folds)
+	v.sniffer.InstallFolds(folds)
 	res.Nodes, res.Branches, res.Edges = stats.Nodes, stats.Branches, stats.Edges
 	return res, nil
 }
@@ -225,7 +226,7 @@ func parseFiles(files []walkedFile, fold bool, lim forest.ReadLimits) []parsedFi
 		}
 		out[i].rec = recordOf(n)
 		if fold && out[i].rec.BodyHash != "" && (n.Content() == "" || n.Content() == "inline") {
-			out[i].fold = appendFoldEntry(nil, n.ID, out[i].rec.BodyHash, n.Body)
+			out[i].fold = sniff.AppendFoldEntry(nil, n.ID, out[i].rec.BodyHash, n.Body)
 		}
 	}
 	return out
