@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 )
 
@@ -18,6 +19,42 @@ import (
 // memo's line numbers and settles the full records and rows of the k it
 // returns only: at a common term that is a few rows decoded instead of
 // one per node of the forest.
+
+// candidate is one node in scope: the catalog facts ranking and rendering
+// need, nothing read from files.
+type candidate struct {
+	id, typ, title, hash string
+	trail                []string
+	bodyTokens           int
+}
+
+// loadCandidates reads the catalog rows of the given ids, in id order.
+func (e *Engine) loadCandidates(ctx context.Context, ids []string) ([]candidate, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]candidate, 0, len(ids))
+	const q = "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes " +
+		"WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"
+	err = e.eachRow(ctx, q, []any{string(list)}, func(rows *sql.Rows) error {
+		var c candidate
+		var trail string
+		if err := rows.Scan(&c.id, &c.typ, &c.title, &c.hash, &trail, &c.bodyTokens); err != nil {
+			return err
+		}
+		c.trail, _ = catalog.ParseList(trail)
+		if c.trail == nil {
+			c.trail = []string{}
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
 // alpha is the heat weight of ranking (Part D, default 0.3).
 const alpha = 0.3
@@ -356,6 +393,9 @@ func unionLines(lists [][]Line) []Line {
 	slices.SortFunc(all, func(a, b Line) int { return cmp.Or(a.Line-b.Line, a.Pos-b.Pos) })
 	return slices.CompactFunc(all, func(a, b Line) bool { return a.Line == b.Line })
 }
+
+// round4 rounds scores and heat as the wire shows them.
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
 // export is a settled hit as the caller renders it.
 func (h *nodeHit) export() Hit {

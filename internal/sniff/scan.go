@@ -2,52 +2,11 @@ package sniff
 
 import (
 	"bytes"
-	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/monkeyllm/vine/catalog"
 )
-
-// candidate is one node in scope: the catalog facts ranking and rendering
-// need, nothing read from files.
-type candidate struct {
-	id, typ, title, hash string
-	trail                []string
-	bodyTokens           int
-}
-
-// loadCandidates reads the catalog rows of the given ids, in id order.
-func (e *Engine) loadCandidates(ctx context.Context, ids []string) ([]candidate, error) {
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]candidate, 0, len(ids))
-	const q = "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes " +
-		"WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"
-	err = e.eachRow(ctx, q, []any{string(list)}, func(rows *sql.Rows) error {
-		var c candidate
-		var trail string
-		if err := rows.Scan(&c.id, &c.typ, &c.title, &c.hash, &trail, &c.bodyTokens); err != nil {
-			return err
-		}
-		c.trail, _ = catalog.ParseList(trail)
-		if c.trail == nil {
-			c.trail = []string{}
-		}
-		out = append(out, c)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
 
 // Line is one matching line of one term, as the memo stores it:
 // [line_no, section, pos, line_text], pos in runes.
@@ -58,10 +17,12 @@ type Line struct {
 	Text    string
 }
 
+// MarshalJSON writes the record as the memo's four-element array.
 func (l Line) MarshalJSON() ([]byte, error) {
 	return json.Marshal([]any{l.Line, l.Section, l.Pos, l.Text})
 }
 
+// UnmarshalJSON reads the memo's four-element array.
 func (l *Line) UnmarshalJSON(b []byte) error {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil || len(raw) != 4 {
@@ -234,5 +195,3 @@ func SectionHeading(line string) (*string, bool) {
 	text := strings.TrimRight(trimmed, " \t\v\f\r")
 	return &text, true
 }
-
-func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
