@@ -398,7 +398,8 @@ func (h *foldCacheHolder) close() {
 
 // RefreshFolds rewrites the cache from the catalog's body hashes:
 // entries still fresh are copied, the rest are read from their files.
-// It runs in the background after a cold scan found the cache stale.
+// The engine runs it in the background after a cold scan found the cache
+// stale; it is safe to call at any time.
 func (e *Engine) RefreshFolds(ctx context.Context) error {
 	old, release := e.folds.acquire(e.loadFolds)
 	defer release()
