@@ -110,7 +110,8 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	if err != nil {
 		return nil, err
 	}
-	res := &SniffResult{Results: []SniffHit{}, ScannedNodes: ans.Scanned, Truncated: ans.Truncated}
+	res := &SniffResult{Results: make([]SniffHit, 0, len(ans.Hits)), // never nil: "results": []
+		ScannedNodes: ans.Scanned, Truncated: ans.Truncated}
 	sc := scopeOf(ctx)
 	for _, h := range ans.Hits {
 		hit := renderSniffHit(h)

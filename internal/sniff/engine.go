@@ -121,23 +121,23 @@ type Answer struct {
 // memo where it is valid, and returns the best k nodes ranked by
 // strength × density × (1 + α·heat), index nodes after content nodes.
 // What it read is stored by Remember, once the caller decided to answer.
-func (e *Engine) Find(ctx context.Context, scope Scope, terms [][]rune, k int) (*Answer, error) {
+func (e *Engine) Find(ctx context.Context, scope Scope, terms [][]rune, k int) (Answer, error) {
 	gen, err := e.cat.Generation(ctx) // one catalog the count and the scan both speak of
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	inScope, err := e.nodesInScope(ctx, scope, gen)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	scan, err := e.scanScope(ctx, scope, terms, gen, inScope)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
-	a := &Answer{Scanned: inScope - scan.skipped, scan: scan}
+	a := Answer{Scanned: inScope - scan.skipped, scan: scan}
 	hits, err := e.settle(ctx, scan, e.rank(ctx, scan, len(terms), k), k, terms)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	a.Truncated = len(hits) > k
 	a.Hits = make([]Hit, 0, min(k, len(hits)))
@@ -149,7 +149,7 @@ func (e *Engine) Find(ctx context.Context, scope Scope, terms [][]rune, k int) (
 
 // Remember stores the scans of an answer in the memo, in the background
 // so the caller never waits for it.
-func (e *Engine) Remember(ctx context.Context, a *Answer) { e.storeMemo(ctx, a.scan) }
+func (e *Engine) Remember(ctx context.Context, a Answer) { e.storeMemo(ctx, a.scan) }
 
 // nodesInScope counts the nodes scope holds; the whole forest's count is
 // remembered per catalog generation (at 100,000 nodes counting them took
