@@ -17,7 +17,7 @@ func TestSelectTermsDropsCommonTermsOnlyPastTheBudget(t *testing.T) {
 	gen, err := v.cat.Generation(ctx)
 	require.NoError(t, err)
 	count := func(term string) int {
-		n, err := v.termRows(ctx, gen, term, 1000)
+		n, err := v.sniffer.TermRows(ctx, gen, term, 1000)
 		require.NoError(t, err)
 		return n
 	}
@@ -42,23 +42,10 @@ func TestSelectTermsDropsCommonTermsOnlyPastTheBudget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			locateRowBudget = tc.budget
-			v.termCounts = termCounts{} // the cap of a count depends on the budget
+			v.sniffer.ForgetCounts() // the cap of a count depends on the budget
 			got, err := v.selectTerms(ctx, tc.terms)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
 	}
-}
-
-func TestTermCountsBelongToOneGeneration(t *testing.T) {
-	var c termCounts
-	c.put(3, "storm", 40)
-	n, ok := c.get(3, "storm")
-	assert.True(t, ok)
-	assert.Equal(t, 40, n)
-	_, ok = c.get(4, "storm")
-	assert.False(t, ok, "a write moves the generation on")
-	c.put(4, "alert", 2)
-	_, ok = c.get(3, "storm")
-	assert.False(t, ok, "a new generation starts afresh")
 }

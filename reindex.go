@@ -6,6 +6,7 @@ import (
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/reindex"
+	"github.com/monkeyllm/vine/internal/sniff"
 )
 
 // ReindexResult counts what a rebuild of the catalog indexed.
@@ -32,19 +33,19 @@ type ReindexResult struct {
 func (v *Vine) Reindex(ctx context.Context) (*ReindexResult, error) {
 	before := v.index.HeadFiles()
 	v.loadDialect()
-	folds := v.newFoldWriter()
+	folds := v.sniffer.NewFoldWriter()
 	h := reindex.Rebuild{Progress: progressOf(v.progress, "reindex")}
 	if folds != nil {
-		h.Fold, h.AddFold = foldEntryOf, folds.addEntry
+		h.Fold, h.AddFold = foldEntryOf, folds.AddEntry
 	}
 	stats, skipped, err := v.index.Rebuild(ctx, h)
 	if err != nil {
 		if folds != nil {
-			folds.abort()
+			folds.Abort()
 		}
 		return nil, err
 	}
-	v.installFolds(folds)
+	v.sniffer.InstallFolds(folds)
 	res := &ReindexResult{Nodes: stats.Nodes, Branches: stats.Branches, Edges: stats.Edges, Skipped: skipped}
 	if before == nil || v.readOnly {
 		return res, nil
@@ -66,5 +67,5 @@ func foldEntryOf(n *forest.Node, rec catalog.Record) []byte {
 	if rec.BodyHash == "" || n.Content() != "" && n.Content() != "inline" {
 		return nil
 	}
-	return appendFoldEntry(nil, n.ID, rec.BodyHash, n.Body)
+	return sniff.AppendFoldEntry(nil, n.ID, rec.BodyHash, n.Body)
 }

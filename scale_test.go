@@ -2,7 +2,7 @@ package vine
 
 import (
 	"context"
-	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/internal/fixture"
+	"github.com/monkeyllm/vine/internal/sniff"
 )
 
 // Hooks for the scale suite (scale_bench_test.go), which lives in package
@@ -25,7 +26,7 @@ func SettleForTest(v *Vine) { v.background.Wait() }
 
 // ForgetHotMemoForTest empties the in-memory copy of the sniff memo, so
 // a benchmark that drops the memo rows measures a cold scan.
-func ForgetHotMemoForTest(v *Vine) { v.hot.reset() }
+func ForgetHotMemoForTest(v *Vine) { v.sniffer.DropHot() }
 
 // SharedTempDirForTest is the test process's shared temporary directory,
 // removed by TestMain.
@@ -51,28 +52,30 @@ func TestReindexParsesAheadInWalkOrder(t *testing.T) {
 	_, err = v.root.Walk(func(id, path string) error { walked = append(walked, id); return nil })
 	require.NoError(t, err)
 	var ids []string
-	require.NoError(t, v.eachRow(context.Background(), "SELECT id FROM nodes ORDER BY rowid", nil, func(rows *sql.Rows) error {
+	rows, err := v.cat.DB().Query("SELECT id FROM nodes ORDER BY rowid")
+	require.NoError(t, err)
+	for rows.Next() {
 		var id string
-		err := rows.Scan(&id)
+		require.NoError(t, rows.Scan(&id))
 		ids = append(ids, id)
-		return err
-	}))
+	}
+	require.NoError(t, errors.Join(rows.Err(), rows.Close()))
 	assert.Equal(t, walked, ids, "rows come in walk order, as a one-goroutine rebuild writes them")
 
 	// The cache written from the parsing goroutines is the cache the
 	// writer's own add makes, byte for byte.
 	want := filepath.Join(t.TempDir(), "bodies.fold")
-	w, err := newFoldCacheWriter(want)
+	w, err := sniff.CreateFoldWriter(want)
 	require.NoError(t, err)
 	for _, id := range walked {
 		n, err := v.readNode(id)
 		require.NoError(t, err)
-		w.add(id, n.Body)
+		w.Add(id, n.Body)
 	}
-	require.NoError(t, w.commit())
+	require.NoError(t, w.Commit())
 	wantBytes, err := os.ReadFile(want)
 	require.NoError(t, err)
-	got, err := os.ReadFile(foldCachePath(dir))
+	got, err := os.ReadFile(sniff.FoldCachePath(dir))
 	require.NoError(t, err)
 	assert.Equal(t, wantBytes, got)
 }
@@ -90,7 +93,7 @@ func TestReindexCancelledMidwayKeepsTheCatalog(t *testing.T) {
 	defer v.Close()
 	before, err := v.cat.Stats(context.Background())
 	require.NoError(t, err)
-	cache, err := os.ReadFile(foldCachePath(dir))
+	cache, err := os.ReadFile(sniff.FoldCachePath(dir))
 	require.NoError(t, err)
 	goroutines := runtime.NumGoroutine()
 
@@ -100,10 +103,10 @@ func TestReindexCancelledMidwayKeepsTheCatalog(t *testing.T) {
 	after, err := v.cat.Stats(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the old catalog stands")
-	again, err := os.ReadFile(foldCachePath(dir))
+	again, err := os.ReadFile(sniff.FoldCachePath(dir))
 	require.NoError(t, err)
 	assert.Equal(t, cache, again, "the old fold cache stands")
-	entries, err := os.ReadDir(filepath.Dir(foldCachePath(dir)))
+	entries, err := os.ReadDir(filepath.Dir(sniff.FoldCachePath(dir)))
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "no half-written cache is left behind")
 	assert.True(t, settles(goroutines), "the parsing goroutines are gone")

@@ -1,12 +1,8 @@
 package vine
 
 import (
-	"bytes"
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +10,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/internal/sniff"
 	"github.com/monkeyllm/vine/internal/window"
 )
 
@@ -104,32 +101,19 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 		k = 5
 	}
 	k = min(max(k, 1), maxSniffK)
-	pred := sniffPred(prefix, opt.TypeFilter, w)
+	scope := sniffScope(prefix, opt.TypeFilter, w)
 	if scopeOf(ctx).restricted() {
-		pred.where, pred.args = andScope(ctx, "nodes.id", pred.where, pred.args)
-		pred.whole = false
+		scope.Where, scope.Args = andScope(ctx, "nodes.id", scope.Where, scope.Args)
+		scope.Whole = false
 	}
-	gen, err := v.cat.Generation(ctx) // one catalog the count and the scan both speak of
+	ans, err := v.sniffer.Find(ctx, scope, folded, k)
 	if err != nil {
 		return nil, err
 	}
-	inScope, err := v.nodesInScope(ctx, pred, gen)
-	if err != nil {
-		return nil, err
-	}
-	scan, err := v.scanScope(ctx, pred, folded, gen, inScope)
-	if err != nil {
-		return nil, err
-	}
-	res := &SniffResult{Results: []SniffHit{}, ScannedNodes: inScope - scan.skipped}
-	hits, err := v.settle(ctx, scan, v.rankSniff(ctx, scan, len(folded), k), k, folded)
-	if err != nil {
-		return nil, err
-	}
-	res.Truncated = len(hits) > k
-	hits = hits[:min(k, len(hits))]
+	res := &SniffResult{Results: make([]SniffHit, 0, len(ans.Hits)), // never nil: "results": []
+		ScannedNodes: ans.Scanned, Truncated: ans.Truncated}
 	sc := scopeOf(ctx)
-	for _, h := range hits {
+	for _, h := range ans.Hits {
 		hit := renderSniffHit(h)
 		hit.Trail = sc.scrub(hit.Trail)
 		res.Results = append(res.Results, hit)
@@ -142,18 +126,8 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 	if budget.ShrinkTail(&res.Results, BudgetSniff, func() any { return res }) > 0 {
 		res.Truncated = true
 	}
-	v.storeMemo(ctx, scan)
+	v.sniffer.Remember(ctx, ans)
 	return res, nil
-}
-
-// nodesInScope counts the nodes pred holds; the whole forest's count is
-// remembered per catalog generation (at 100,000 nodes counting them took
-// milliseconds of every sniff).
-func (v *Vine) nodesInScope(ctx context.Context, pred scopePred, gen int64) (int, error) {
-	if !pred.whole {
-		return v.stmts.count(ctx, "SELECT count(*) FROM nodes WHERE "+pred.where, pred.args...)
-	}
-	return v.forestSize(ctx, gen)
 }
 
 // sniffTerms folds and trims each term; 1 to 8 terms of at least two
@@ -177,25 +151,11 @@ func sniffTerms(terms []string) ([][]rune, error) {
 	return out, nil
 }
 
-// candidate is one node in scope: the catalog facts ranking and rendering
-// need, nothing read from files.
-type candidate struct {
-	id, typ, title, hash string
-	trail                []string
-	bodyTokens           int
-}
-
-// scopePred is the candidate predicate over nodes (scope, type, window):
-// one SQL condition, never a per-row skip.
-type scopePred struct {
-	where string
-	args  []any
-	whole bool // every node of the forest: a scan of it can mark terms covered
-}
-
-func sniffPred(prefix, typeFilter string, w window.Window) scopePred {
+// sniffScope is the engine's candidate predicate for a scope prefix, a
+// type filter and a window.
+func sniffScope(prefix, typeFilter string, w window.Window) sniff.Scope {
 	if prefix == "" && typeFilter == "" && !w.Active() {
-		return scopePred{where: "1", whole: true}
+		return sniff.WholeForest
 	}
 	scope, args := scopeIDSQL(prefix)
 	win, wargs := w.SQL("nodes.")
@@ -205,227 +165,15 @@ func sniffPred(prefix, typeFilter string, w window.Window) scopePred {
 		where += " AND nodes.type = ?"
 		args = append(args, typeFilter)
 	}
-	return scopePred{where: where, args: args}
+	return sniff.Scope{Where: where, Args: args}
 }
 
-// loadCandidates reads the catalog rows of the given ids, in id order.
-func (v *Vine) loadCandidates(ctx context.Context, ids []string) ([]candidate, error) {
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]candidate, 0, len(ids))
-	const q = "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes " +
-		"WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"
-	err = v.eachRow(ctx, q, []any{string(list)}, func(rows *sql.Rows) error {
-		var c candidate
-		var trail string
-		if err := rows.Scan(&c.id, &c.typ, &c.title, &c.hash, &trail, &c.bodyTokens); err != nil {
-			return err
-		}
-		c.trail, _ = catalog.ParseList(trail)
-		if c.trail == nil {
-			c.trail = []string{}
-		}
-		out = append(out, c)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// lineRecord is one matching line of one term, as the memo stores it:
-// [line_no, section, pos, line_text], pos in runes.
-type lineRecord struct {
-	Line    int
-	Section *string
-	Pos     int
-	Text    string
-}
-
-func (l lineRecord) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]any{l.Line, l.Section, l.Pos, l.Text})
-}
-
-func (l *lineRecord) UnmarshalJSON(b []byte) error {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil || len(raw) != 4 {
-		return fmt.Errorf("line record: want 4 fields")
-	}
-	if err := json.Unmarshal(raw[0], &l.Line); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw[1], &l.Section); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw[2], &l.Pos); err != nil {
-		return err
-	}
-	return json.Unmarshal(raw[3], &l.Text)
-}
-
-// scanBody scans a body for every term in one pass and returns, per term,
-// its complete list of matching lines. Lines split as Python's splitlines
-// does; a level-2 or level-3 heading sets the section.
-func scanBody(body string, terms [][]rune) [][]lineRecord {
-	return newBodyScanner(terms).scan(body)
-}
-
-// bodyScanner scans many bodies for one set of terms. It is not safe for
-// concurrent use: each worker of a cold scan has its own, so the folded
-// copy of a body reuses one buffer instead of allocating four bytes per
-// character.
-type bodyScanner struct {
-	terms   [][]rune
-	needles [][]byte // the terms as folded UTF-8
-	buf     []byte
-}
-
-func newBodyScanner(terms [][]rune) *bodyScanner {
-	s := &bodyScanner{terms: terms, needles: make([][]byte, len(terms))}
-	for i, t := range terms {
-		s.needles[i] = []byte(string(t))
-	}
-	return s
-}
-
-// scan answers scanBody. Most bodies hold none of the terms, so the
-// quick reject runs first, as a byte search over the folded UTF-8; only a
-// body that holds a term is scanned line by line.
-func (s *bodyScanner) scan(body string) [][]lineRecord {
-	out := make([][]lineRecord, len(s.terms))
-	s.buf = appendFolded(s.buf[:0], body)
-	if !s.holdsAny(s.buf) {
-		return out
-	}
-	return s.scanLines(body, out)
-}
-
-// holdsAny reports whether folded text holds at least one of the terms.
-func (s *bodyScanner) holdsAny(folded []byte) bool {
-	for _, n := range s.needles {
-		if bytes.Contains(folded, n) {
-			return true
-		}
-	}
-	return false
-}
-
-// scanLines is the exact scan: every line of body, every term, with the
-// section each match sits in. It searches each line's folded UTF-8 for
-// the folded terms; folding keeps the rune count, so a match's rune
-// offset in the folded line is its position in the original. A line that
-// is not valid UTF-8 is taken as its rune conversion (each bad byte one
-// U+FFFD), which is what the folded bytes describe; in a valid body every
-// line is valid, so only an invalid body checks its lines.
-func (s *bodyScanner) scanLines(body string, out [][]lineRecord) [][]lineRecord {
-	valid := utf8.ValidString(body)
-	var section *string
-	lineNo := 0
-	forEachLine(body, func(start, end int) {
-		lineNo++
-		line := body[start:end]
-		if !valid && !utf8.ValidString(line) {
-			line = string([]rune(line))
-		}
-		if h, ok := sectionHeading(line); ok {
-			name := strings.Clone(*h) // as text below
-			section = &name
-		}
-		s.buf = appendFolded(s.buf[:0], line)
-		text := "" // a copy, so a kept match does not keep its whole body alive
-		for i, n := range s.needles {
-			if j := bytes.Index(s.buf, n); j >= 0 {
-				if text == "" {
-					text = strings.Clone(line)
-				}
-				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: utf8.RuneCount(s.buf[:j]), Text: text})
-			}
-		}
-	})
-	return out
-}
-
-// forEachLine walks the lines of body as Python's str.splitlines splits
-// them: at \n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029, with "\r\n"
-// one break. It gives each line's byte offsets. A byte that cannot start
-// a break is passed over with one table lookup; U+0085 and U+2028-9 are
-// recognised by their bytes, which no other rune's encoding contains at
-// a rune boundary and which are never inside another rune.
-func forEachLine(body string, fn func(start, end int)) {
-	start := 0
-	for i := 0; i < len(body); {
-		c := body[i]
-		if !mayBreak[c] {
-			i++
-			continue
-		}
-		size := 1
-		switch c {
-		case 0xC2: // U+0085 is C2 85
-			if i+1 >= len(body) || body[i+1] != 0x85 {
-				i++
-				continue
-			}
-			size = 2
-		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
-			if i+2 >= len(body) || body[i+1] != 0x80 || (body[i+2] != 0xA8 && body[i+2] != 0xA9) {
-				i++
-				continue
-			}
-			size = 3
-		case '\r':
-			if i+1 < len(body) && body[i+1] == '\n' {
-				size = 2
-			}
-		}
-		fn(start, i)
-		i += size
-		start = i
-	}
-	if start < len(body) {
-		fn(start, len(body))
-	}
-}
-
-// mayBreak marks the bytes a line break can start with.
-var mayBreak = func() (t [256]bool) {
-	for _, c := range []byte{'\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0xC2, 0xE2} {
-		t[c] = true
-	}
-	return t
-}()
-
-// sectionHeading matches ^(#{1,6})\s+(.*?)\s*$ and keeps levels 2 and 3.
-func sectionHeading(line string) (*string, bool) {
-	level := 0
-	for level < len(line) && line[level] == '#' {
-		level++
-	}
-	if level < 2 || level > 3 || level == len(line) {
-		return nil, false
-	}
-	rest := line[level:]
-	trimmed := strings.TrimLeft(rest, " \t\v\f\r")
-	if len(trimmed) == len(rest) {
-		return nil, false // "##x" is not a heading
-	}
-	text := strings.TrimRight(trimmed, " \t\v\f\r")
-	return &text, true
-}
-
-func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
-
-// alpha is the pheromone weight of ranking (Part D, default 0.3).
-func (v *Vine) alpha() float64 { return 0.3 }
-
-func renderSniffHit(h *nodeHit) SniffHit {
-	out := SniffHit{ID: h.cand.id, Type: h.cand.typ, Title: h.cand.title, Trail: h.cand.trail,
-		Score: h.score, Heat: h.heat, BodyTokens: h.cand.bodyTokens, MatchCount: len(h.lines),
-		TruncatedMatches: len(h.lines) > maxSniffMatches, Demoted: forest.IsIndex(h.cand.id)}
-	for _, l := range h.lines[:min(len(h.lines), maxSniffMatches)] {
+// renderSniffHit is a hit on the wire: its first matches with snippets.
+func renderSniffHit(h sniff.Hit) SniffHit {
+	out := SniffHit{ID: h.ID, Type: h.Type, Title: h.Title, Trail: h.Trail,
+		Score: h.Score, Heat: h.Heat, BodyTokens: h.BodyTokens, MatchCount: len(h.Lines),
+		TruncatedMatches: len(h.Lines) > maxSniffMatches, Demoted: forest.IsIndex(h.ID)}
+	for _, l := range h.Lines[:min(len(h.Lines), maxSniffMatches)] {
 		out.Matches = append(out.Matches, SniffMatch{Section: l.Section, Line: l.Line, Snippet: snippet(l.Text, l.Pos)})
 	}
 	return out
@@ -465,6 +213,39 @@ func runeOffset(s string, from, count int) int {
 		i += size
 	}
 	return i
+}
+
+// sniffBody reads the body sniff scans: the file is split without
+// decoding its YAML unless the frontmatter carries a content: marker, in
+// which case the backing body is resolved (G.7). Unreadable or
+// unreachable bodies answer ok=false and are skipped silently.
+func (v *Vine) sniffBody(id string) (string, bool) {
+	p, err := v.root.TrustedPath(id)
+	if err != nil {
+		return "", false
+	}
+	data, err := forest.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	yamlBlock, body, err := forest.Split(id, data)
+	if err != nil {
+		return "", false
+	}
+	if !strings.Contains(yamlBlock, "content:") {
+		return body, true
+	}
+	n, err := v.parse(id, data)
+	if err != nil {
+		return "", false
+	}
+	switch n.Content() {
+	case "cached":
+		body, err = v.files.cachedBody(id)
+	case "reference":
+		body, err = v.files.referenceBody(id, n.Front.String("source_path"))
+	}
+	return body, err == nil
 }
 
 // sniffWindowFacts adds the window echo, undated_excluded, and on an empty
@@ -546,11 +327,9 @@ func (v *Vine) SniffEach(ctx context.Context, id string, terms []string) ([]Snif
 func sniffEach(rec catalog.Record, body string, folded [][]rune) []SniffHit {
 	out := make([]SniffHit, len(folded))
 	// No quick reject: a node asked for by id is scanned line by line anyway.
-	perTerm := newBodyScanner(folded).scanLines(body, make([][]lineRecord, len(folded)))
-	for i, lines := range perTerm {
-		h := &nodeHit{cand: candidate{id: rec.ID, typ: rec.Type, title: rec.Title, trail: rec.Trail,
-			bodyTokens: rec.BodyTokens}, lines: lines}
-		out[i] = renderSniffHit(h)
+	for i, lines := range sniff.ScanLines(body, folded) {
+		out[i] = renderSniffHit(sniff.Hit{ID: rec.ID, Type: rec.Type, Title: rec.Title, Trail: rec.Trail,
+			BodyTokens: rec.BodyTokens, Lines: lines})
 		out[i].Matches = nonNilSniffMatches(out[i].Matches)
 	}
 	return out

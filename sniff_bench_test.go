@@ -51,5 +51,5 @@ func clearMemoB(b *testing.B, v *Vine) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	v.hot.reset() // and its copy in memory: a cold scan reads bodies
+	v.sniffer.DropHot() // and its copy in memory: a cold scan reads bodies
 }

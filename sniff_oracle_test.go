@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/monkeyllm/vine/internal/sniff"
 	"github.com/monkeyllm/vine/internal/terms"
 )
 
@@ -22,8 +23,8 @@ func foldRunes(s string) []rune {
 	return out
 }
 
-func runeScanLines(body string, terms [][]rune) [][]lineRecord {
-	out := make([][]lineRecord, len(terms))
+func runeScanLines(body string, terms [][]rune) [][]sniff.Line {
+	out := make([][]sniff.Line, len(terms))
 	runes := []rune(body)
 	folded := foldRunes(body)
 	var section *string
@@ -31,12 +32,12 @@ func runeScanLines(body string, terms [][]rune) [][]lineRecord {
 	visit := func(start, end int) {
 		lineNo++
 		line := string(runes[start:end])
-		if h, ok := sectionHeading(line); ok {
+		if h, ok := sniff.SectionHeading(line); ok {
 			section = h
 		}
 		for i, t := range terms {
 			if pos := indexRunes(folded[start:end], t); pos >= 0 {
-				out[i] = append(out[i], lineRecord{Line: lineNo, Section: section, Pos: pos, Text: line})
+				out[i] = append(out[i], sniff.Line{Line: lineNo, Section: section, Pos: pos, Text: line})
 			}
 		}
 	}
@@ -95,7 +96,7 @@ func FuzzByteScanAgreesWithRuneScan(f *testing.F) {
 		}
 		for _, set := range sets {
 			want := runeScanLines(body, set)
-			got := newBodyScanner(set).scan(body)
+			got := sniff.ScanBody(body, set)
 			for ti := range set {
 				sameLines(t, want[ti], got[ti])
 			}
@@ -103,7 +104,7 @@ func FuzzByteScanAgreesWithRuneScan(f *testing.F) {
 	})
 }
 
-func sameLines(t *testing.T, want, got []lineRecord) {
+func sameLines(t *testing.T, want, got []sniff.Line) {
 	t.Helper()
 	if len(want) != len(got) {
 		t.Fatalf("byte scan found %d lines, rune scan %d", len(got), len(want))

@@ -169,7 +169,7 @@ func clearMemo(t *testing.T, v *Vine) {
 		_, err := tx.Exec("DELETE FROM sniff_memo")
 		return err
 	}))
-	v.hot.reset() // and its copy in memory, so the next scan reads bodies
+	v.sniffer.DropHot() // and its copy in memory, so the next scan reads bodies
 }
 
 func TestSniffBudgetAndK(t *testing.T) {
@@ -222,33 +222,6 @@ func TestSnippetWindow(t *testing.T) {
 	assert.True(t, strings.HasSuffix(s, "…"))
 	assert.Contains(t, s, "NEEDLE")
 	assert.Equal(t, "short line", snippet("short line   ", 0))
-}
-
-func TestScanBodySplitsLikePython(t *testing.T) {
-	body := "# T\r\nalpha\u2028## S1\nbeta alpha\x0bgamma\n#### deep\nalpha"
-	got := scanBody(body, [][]rune{foldRunes("alpha")})
-	require.Len(t, got[0], 3)
-	assert.Equal(t, 2, got[0][0].Line)
-	assert.Nil(t, got[0][0].Section)
-	assert.Equal(t, 4, got[0][1].Line)
-	assert.Equal(t, "S1", *got[0][1].Section)
-	assert.Equal(t, 5, got[0][1].Pos)
-	assert.Equal(t, 7, got[0][2].Line)
-	assert.Equal(t, "S1", *got[0][2].Section, "H4 does not change the section")
-}
-
-func FuzzScanBody(f *testing.F) {
-	f.Add("## A\nfoo bar\nFOO", "foo")
-	f.Fuzz(func(t *testing.T, body, term string) {
-		ft := []rune(strings.TrimSpace(Fold(term)))
-		if len(ft) < 2 {
-			return
-		}
-		for _, l := range scanBody(body, [][]rune{ft})[0] {
-			assert.GreaterOrEqual(t, l.Pos, 0)
-			assert.LessOrEqual(t, l.Pos+len(ft), len([]rune(l.Text)))
-		}
-	})
 }
 
 // Memo rows landing from the background while a scan runs never hide a

@@ -20,6 +20,7 @@ import (
 	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/internal/recovery"
 	"github.com/monkeyllm/vine/internal/reindex"
+	"github.com/monkeyllm/vine/internal/sniff"
 	"github.com/monkeyllm/vine/payload"
 )
 
@@ -145,11 +146,9 @@ type Vine struct {
 	recovery    atomic.Pointer[Recovery] // the last repair of a dead writer's write
 	dialectSeen atomic.Value             // the schema file's stamp the dialect was read from
 
-	stmts      stmtCache       // prepared reads, per query text
-	background sync.WaitGroup  // derived-layer writes after an answer (sniff memo)
-	folds      foldCacheHolder // cold sniff's quick reject (foldcache.go)
-	hot        hotMemo         // warm sniff of covered terms (sniffhot.go)
-	termCounts termCounts      // rows each locate term matches (locateterms.go)
+	stmts      stmtCache      // prepared reads, per query text
+	background sync.WaitGroup // derived-layer writes after an answer (sniff memo)
+	sniffer    *sniff.Engine  // sniff's scan, memo and fold cache; catalog counts
 
 	wmu       sync.Mutex // the one writer
 	closeOnce sync.Once
@@ -229,6 +228,8 @@ func (v *Vine) open(ctx context.Context) error {
 	v.place = payloadplace.New(v.root, cat, v.fetcher, v.now)
 	v.canopy.Attach(cat)
 	v.index, v.recoverer = newUpkeep(v)
+	v.sniffer = sniff.New(sniff.Config{Catalog: cat, Prepare: v.stmts.Prepare, Root: v.root, Body: v.sniffBody,
+		Heat: v.heat.read, Background: &v.background, Logger: v.log})
 	if v.journal != nil {
 		// A write another process left half-done is repaired before
 		// anything here reads the forest. The lock is taken for that alone:
@@ -323,7 +324,9 @@ func (v *Vine) Close() error {
 		v.wmu.Lock()
 		defer v.wmu.Unlock()
 		v.background.Wait()
-		v.folds.close()
+		if v.sniffer != nil {
+			v.sniffer.Close()
+		}
 		errs := []error{v.stmts.close()}
 		if v.cat != nil {
 			errs = append(errs, v.cat.Close())

@@ -1,4 +1,4 @@
-package vine
+package sniff
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 func TestDecodeLinesAgreesWithEncodingJSON(t *testing.T) {
 	sec := "Chapter \"2\" — ção"
-	recs := []lineRecord{
+	recs := []Line{
 		{Line: 1, Pos: 0, Text: "plain"},
 		{Line: 7, Section: &sec, Pos: 12, Text: "tab\there \\ and \"quotes\" and \u2028 sep"},
 		{Line: 9, Section: &sec, Pos: 3, Text: ""},
@@ -32,7 +32,7 @@ func FuzzDecodeLines(f *testing.F) {
 	f.Add(`[[1,null,0,"a"],[2,"S",3,"b\"c"]]`)
 	f.Add(`[[1, null, 0, "spaced"]]`)
 	f.Fuzz(func(t *testing.T, raw string) {
-		var want []lineRecord
+		var want []Line
 		wantErr := json.Unmarshal([]byte(raw), &want)
 		got, err := decodeLines(raw)
 		if wantErr != nil {

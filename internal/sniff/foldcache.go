@@ -1,4 +1,4 @@
-package vine
+package sniff
 
 import (
 	"bufio"
@@ -32,7 +32,8 @@ import (
 
 const foldCacheMagic = "vine-fold-cache 1\n"
 
-func foldCachePath(dir string) string {
+// FoldCachePath is the fold cache file of the forest rooted at dir.
+func FoldCachePath(dir string) string {
 	return filepath.Join(dir, forest.DerivedDir, "sniff", "bodies.fold")
 }
 
@@ -240,9 +241,10 @@ func readUvarint(r *bufio.Reader) (uint64, int, error) {
 // cache is retired.
 func (c *foldCache) close() error { return nil }
 
-// foldCacheWriter writes a new cache file beside the old one and renames
-// it into place, so a reader never maps half a file.
-type foldCacheWriter struct {
+// FoldWriter writes a new cache file beside the old one and renames
+// it into place, so a reader never maps half a file. It is not safe for
+// concurrent use.
+type FoldWriter struct {
 	path string
 	f    *os.File
 	w    *bufio.Writer
@@ -250,7 +252,8 @@ type foldCacheWriter struct {
 	err  error
 }
 
-func newFoldCacheWriter(path string) (*foldCacheWriter, error) {
+// CreateFoldWriter starts a cache file to be renamed to path on Commit.
+func CreateFoldWriter(path string) (*FoldWriter, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -258,30 +261,30 @@ func newFoldCacheWriter(path string) (*foldCacheWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &foldCacheWriter{path: path, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	w := &FoldWriter{path: path, f: f, w: bufio.NewWriterSize(f, 1<<20)}
 	_, w.err = w.w.WriteString(foldCacheMagic)
 	return w, nil
 }
 
-// add writes the fold of body under id and body's hash.
-func (w *foldCacheWriter) add(id, body string) {
-	w.buf = appendFoldEntry(w.buf[:0], id, BodyHash(body), body)
-	w.addEntry(w.buf)
+// Add writes the fold of body under id and body's hash.
+func (w *FoldWriter) Add(id, body string) {
+	w.buf = AppendFoldEntry(w.buf[:0], id, bodyHash(body), body)
+	w.AddEntry(w.buf)
 }
 
-// addEntry writes an entry appendFoldEntry encoded, which reindex does on
+// AddEntry writes an entry AppendFoldEntry encoded, which reindex does on
 // its parsing goroutines so the writer only copies bytes.
-func (w *foldCacheWriter) addEntry(entry []byte) {
+func (w *FoldWriter) AddEntry(entry []byte) {
 	if w.err != nil {
 		return
 	}
 	_, w.err = w.w.Write(entry)
 }
 
-// appendFoldEntry appends the cache entry of a body to dst: its id, the
+// AppendFoldEntry appends the cache entry of a body to dst: its id, the
 // raw bytes of hash (the body's hex hash, computed once by the caller) and
 // the folded body.
-func appendFoldEntry(dst []byte, id, hash, body string) []byte {
+func AppendFoldEntry(dst []byte, id, hash, body string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(id)))
 	dst = append(dst, id...)
 	dst, _ = hex.AppendDecode(dst, []byte(hash))
@@ -291,7 +294,7 @@ func appendFoldEntry(dst []byte, id, hash, body string) []byte {
 }
 
 // addFolded copies an entry that is still fresh from the old cache.
-func (w *foldCacheWriter) addFolded(id string, e foldEntry) {
+func (w *FoldWriter) addFolded(id string, e foldEntry) {
 	if w.err != nil {
 		return
 	}
@@ -304,7 +307,9 @@ func (w *foldCacheWriter) addFolded(id string, e foldEntry) {
 	}
 }
 
-func (w *foldCacheWriter) commit() error {
+// Commit renames the written cache into place; on an error nothing is
+// left behind.
+func (w *FoldWriter) Commit() error {
 	err := errors.Join(w.err, w.w.Flush(), w.f.Close())
 	if err == nil {
 		err = os.Rename(w.f.Name(), w.path)
@@ -316,12 +321,13 @@ func (w *foldCacheWriter) commit() error {
 	return nil
 }
 
-func (w *foldCacheWriter) abort() {
+// Abort removes the half-written cache.
+func (w *FoldWriter) Abort() {
 	w.f.Close()
 	os.Remove(w.f.Name())
 }
 
-// foldCacheHolder is the Vine's current cache, swapped whole when a new
+// foldCacheHolder is the engine's current cache, swapped whole when a new
 // file is written. Readers hold it for the length of one scan.
 type foldCacheHolder struct {
 	mu      sync.Mutex
@@ -390,14 +396,15 @@ func (h *foldCacheHolder) close() {
 	h.cur = nil
 }
 
-// refreshFoldCache rewrites the cache from the catalog's body hashes:
+// RefreshFolds rewrites the cache from the catalog's body hashes:
 // entries still fresh are copied, the rest are read from their files.
-// It runs in the background after a cold scan found the cache stale.
-func (v *Vine) refreshFoldCache(ctx context.Context) error {
-	old, release := v.folds.acquire(v.loadFolds)
+// The engine runs it in the background after a cold scan found the cache
+// stale; it is safe to call at any time.
+func (e *Engine) RefreshFolds(ctx context.Context) error {
+	old, release := e.folds.acquire(e.loadFolds)
 	defer release()
-	path := foldCachePath(v.root.Dir())
-	w, err := newFoldCacheWriter(path)
+	path := FoldCachePath(e.root.Dir())
+	w, err := CreateFoldWriter(path)
 	if err != nil {
 		return err
 	}
@@ -409,41 +416,41 @@ func (v *Vine) refreshFoldCache(ctx context.Context) error {
 			oldBytes = r
 		}
 	}
-	err = v.eachRow(ctx, "SELECT id, body_hash FROM nodes ORDER BY id", nil, func(rows *sql.Rows) error {
+	err = e.eachRow(ctx, "SELECT id, body_hash FROM nodes ORDER BY id", nil, func(rows *sql.Rows) error {
 		var id, hash string
 		if err := rows.Scan(&id, &hash); err != nil {
 			return err
 		}
-		if e, ok := old.lookup(id, hash); ok && oldBytes != nil {
-			if e.folded, ok = readFolded(oldBytes, e); ok {
-				w.addFolded(id, e)
+		if fe, ok := old.lookup(id, hash); ok && oldBytes != nil {
+			if fe.folded, ok = readFolded(oldBytes, fe); ok {
+				w.addFolded(id, fe)
 				return nil
 			}
 		}
-		if body, ok := v.inlineFileBody(id); ok {
-			w.add(id, body)
+		if body, ok := e.inlineFileBody(id); ok {
+			w.Add(id, body)
 		}
 		return nil
 	})
 	if err != nil {
-		w.abort()
+		w.Abort()
 		return err
 	}
-	if err := w.commit(); err != nil {
+	if err := w.Commit(); err != nil {
 		return err
 	}
 	next, err := loadFoldCache(path)
 	if err != nil {
 		return err
 	}
-	v.folds.swap(next)
+	e.folds.swap(next)
 	return nil
 }
 
 // inlineFileBody is a node's body when the file holds it (content inline);
 // cached and reference bodies are scanned directly, never cached here.
-func (v *Vine) inlineFileBody(id string) (string, bool) {
-	p, err := v.root.TrustedPath(id)
+func (e *Engine) inlineFileBody(id string) (string, bool) {
+	p, err := e.root.TrustedPath(id)
 	if err != nil {
 		return "", false
 	}
@@ -458,10 +465,10 @@ func (v *Vine) inlineFileBody(id string) (string, bool) {
 	return body, true
 }
 
-func (v *Vine) loadFolds() *foldCache {
-	c, err := loadFoldCache(foldCachePath(v.root.Dir()))
+func (e *Engine) loadFolds() *foldCache {
+	c, err := loadFoldCache(FoldCachePath(e.root.Dir()))
 	if err != nil {
-		v.log.Warn("fold cache unreadable; cold sniff reads files until reindex rewrites it", "err", err)
+		e.log.Warn("fold cache unreadable; cold sniff reads files until reindex rewrites it", "err", err)
 		return nil
 	}
 	return c
@@ -474,11 +481,11 @@ const foldRefreshMin = 64
 
 // scheduleFoldRefresh rewrites the cache in the background, once at a
 // time, unless the catalog is read-only.
-func (v *Vine) scheduleFoldRefresh() {
-	if v.cat.ReadOnly() {
+func (e *Engine) scheduleFoldRefresh() {
+	if e.cat.ReadOnly() {
 		return
 	}
-	h := &v.folds
+	h := &e.folds
 	h.mu.Lock()
 	if h.running {
 		h.mu.Unlock()
@@ -486,48 +493,49 @@ func (v *Vine) scheduleFoldRefresh() {
 	}
 	h.running = true
 	h.mu.Unlock()
-	v.background.Go(func() {
+	e.background.Go(func() {
 		defer func() {
 			h.mu.Lock()
 			h.running = false
 			h.mu.Unlock()
 		}()
-		if err := v.refreshFoldCache(context.Background()); err != nil {
-			v.log.Warn("fold cache refresh failed; cold sniff reads files", "err", err)
+		if err := e.RefreshFolds(context.Background()); err != nil {
+			e.log.Warn("fold cache refresh failed; cold sniff reads files", "err", err)
 		}
 	})
 }
 
-// newFoldWriter starts the cache a reindex writes as it reads every body;
+// NewFoldWriter starts the cache a reindex writes as it reads every body;
 // nil when the derived layer cannot be written (nothing is lost: cold
 // scans read files).
-func (v *Vine) newFoldWriter() *foldCacheWriter {
-	if v.cat.ReadOnly() {
+func (e *Engine) NewFoldWriter() *FoldWriter {
+	if e.cat.ReadOnly() {
 		return nil
 	}
-	w, err := newFoldCacheWriter(foldCachePath(v.root.Dir()))
+	w, err := CreateFoldWriter(FoldCachePath(e.root.Dir()))
 	if err != nil {
-		v.log.Warn("fold cache not written", "err", err)
+		e.log.Warn("fold cache not written", "err", err)
 		return nil
 	}
 	return w
 }
 
-// installFolds commits a reindex's cache and makes it current.
-func (v *Vine) installFolds(w *foldCacheWriter) {
+// InstallFolds commits a reindex's cache and makes it current; a nil
+// writer (NewFoldWriter declined) is nothing to install.
+func (e *Engine) InstallFolds(w *FoldWriter) {
 	if w == nil {
 		return
 	}
-	if err := w.commit(); err != nil {
-		v.log.Warn("fold cache not written", "err", err)
+	if err := w.Commit(); err != nil {
+		e.log.Warn("fold cache not written", "err", err)
 		return
 	}
 	c, err := loadFoldCache(w.path)
 	if err != nil {
-		v.log.Warn("fold cache unreadable after write", "err", err)
+		e.log.Warn("fold cache unreadable after write", "err", err)
 		return
 	}
-	v.folds.swap(c)
+	e.folds.swap(c)
 }
 
 // forget drops the current cache so the next scan loads the file again.
@@ -536,4 +544,19 @@ func (h *foldCacheHolder) forget() {
 	h.mu.Lock()
 	h.loaded = false
 	h.mu.Unlock()
+}
+
+// ForgetFolds drops the loaded fold cache, so the next scan loads the
+// file again (after it was replaced or removed behind the engine's back).
+func (e *Engine) ForgetFolds() { e.folds.forget() }
+
+// FoldEntries is the number of bodies the current fold cache holds,
+// loading it if no scan has yet; 0 without a cache.
+func (e *Engine) FoldEntries() int {
+	c, release := e.folds.acquire(e.loadFolds)
+	defer release()
+	if c == nil {
+		return 0
+	}
+	return len(c.entries)
 }

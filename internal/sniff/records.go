@@ -1,4 +1,4 @@
-package vine
+package sniff
 
 import (
 	"encoding/json"
@@ -12,13 +12,13 @@ import (
 // pos, text], ...], without reflection: warm scans decode a row per
 // matching node and term, and encoding/json made that the hot path. Any
 // input it does not recognise is handed to encoding/json, so both agree.
-func decodeLines(raw string) ([]lineRecord, error) {
+func decodeLines(raw string) ([]Line, error) {
 	p := lineParser{s: raw}
 	out, ok := p.records()
 	if ok {
 		return out, nil
 	}
-	var slow []lineRecord
+	var slow []Line
 	if err := json.Unmarshal([]byte(raw), &slow); err != nil {
 		return nil, err
 	}
@@ -32,11 +32,11 @@ type lineParser struct {
 
 var errSlowPath = errors.New("not a plain record list")
 
-func (p *lineParser) records() ([]lineRecord, bool) {
+func (p *lineParser) records() ([]Line, bool) {
 	if !p.eat('[') {
 		return nil, false
 	}
-	var out []lineRecord
+	var out []Line
 	if p.eat(']') {
 		return out, p.i == len(p.s)
 	}
@@ -55,8 +55,8 @@ func (p *lineParser) records() ([]lineRecord, bool) {
 	}
 }
 
-func (p *lineParser) record() (lineRecord, error) {
-	var r lineRecord
+func (p *lineParser) record() (Line, error) {
+	var r Line
 	var err error
 	if !p.eat('[') {
 		return r, errSlowPath
@@ -143,7 +143,7 @@ func (p *lineParser) escaped(start int) (string, error) {
 
 // encodeLineNumbers renders the line numbers of a memo row's records,
 // ascending and comma-separated ("3,17,25"); ” for no records.
-func encodeLineNumbers(lines []lineRecord) string {
+func encodeLineNumbers(lines []Line) string {
 	b := make([]byte, 0, 4*len(lines))
 	for i, l := range lines {
 		if i > 0 {
@@ -157,18 +157,18 @@ func encodeLineNumbers(lines []lineRecord) string {
 // decodeLineNumbers parses encodeLineNumbers into records that carry the
 // line number only: what ranking reads. Anything but positive, strictly
 // ascending numbers is an error, so a damaged row is read again.
-func decodeLineNumbers(raw string) ([]lineRecord, error) {
+func decodeLineNumbers(raw string) ([]Line, error) {
 	if raw == "" {
 		return nil, errNoLineNumbers
 	}
-	out := make([]lineRecord, 0, strings.Count(raw, ",")+1)
+	out := make([]Line, 0, strings.Count(raw, ",")+1)
 	prev := 0
 	for field := range strings.SplitSeq(raw, ",") {
 		n, err := strconv.Atoi(field)
 		if err != nil || n <= prev {
 			return nil, fmt.Errorf("memo line numbers %q: not positive ascending integers", raw)
 		}
-		out = append(out, lineRecord{Line: n})
+		out = append(out, Line{Line: n})
 		prev = n
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package vine
+package sniff
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 )
 
@@ -19,13 +20,52 @@ import (
 // returns only: at a common term that is a few rows decoded instead of
 // one per node of the forest.
 
+// candidate is one node in scope: the catalog facts ranking and rendering
+// need, nothing read from files.
+type candidate struct {
+	id, typ, title, hash string
+	trail                []string
+	bodyTokens           int
+}
+
+// loadCandidates reads the catalog rows of the given ids, in id order.
+func (e *Engine) loadCandidates(ctx context.Context, ids []string) ([]candidate, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]candidate, 0, len(ids))
+	const q = "SELECT id, type, title, body_hash, trail, body_tokens FROM nodes " +
+		"WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"
+	err = e.eachRow(ctx, q, []any{string(list)}, func(rows *sql.Rows) error {
+		var c candidate
+		var trail string
+		if err := rows.Scan(&c.id, &c.typ, &c.title, &c.hash, &trail, &c.bodyTokens); err != nil {
+			return err
+		}
+		c.trail, _ = catalog.ParseList(trail)
+		if c.trail == nil {
+			c.trail = []string{}
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// alpha is the heat weight of ranking (Part D, default 0.3).
+const alpha = 0.3
+
 // nodeHit gathers one node's per-term line lists.
 type nodeHit struct {
 	cand  candidate
-	terms [][]lineRecord
+	terms [][]Line
 	heat  float64
 	score float64
-	lines []lineRecord // union by line, pos = min over terms; set when settled
+	lines []Line // union by line, pos = min over terms; set when settled
 	// nLines is the number of lines matching any term, which ranking
 	// needs; the union itself is built for the hits returned only.
 	nLines int
@@ -36,10 +76,10 @@ type nodeHit struct {
 	gone        bool // vanished while settling: dropped from the answer
 }
 
-// rankSniff combines the per-term lists, scores the hits and puts the
+// rank combines the per-term lists, scores the hits and puts the
 // best k first, in order. The hits carry ids only; settle completes the
 // ones that are returned.
-func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms, k int) []*nodeHit {
+func (e *Engine) rank(ctx context.Context, scan *scanResult, nTerms, k int) []*nodeHit {
 	hits := make([]*nodeHit, 0, len(scan.found))
 	ids := make([]string, 0, len(scan.found))
 	for id, lists := range scan.found {
@@ -52,10 +92,10 @@ func (v *Vine) rankSniff(ctx context.Context, scan *scanResult, nTerms, k int) [
 		hits = append(hits, h)
 		ids = append(ids, id)
 	}
-	heat := v.heat.read(ctx, ids)
+	heat := e.heat(ctx, ids)
 	for _, h := range hits {
 		h.heat = round4(heat[h.cand.id])
-		h.rescore(nTerms, v.alpha())
+		h.rescore(nTerms, alpha)
 	}
 	orderTop(hits, k)
 	return hits
@@ -117,7 +157,7 @@ func compareHits(a, b *nodeHit) int {
 // either can change the order, so settling repeats until the first k are
 // complete. Each
 // round completes at least one hit, so it ends.
-func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k int, terms [][]rune) ([]*nodeHit, error) {
+func (e *Engine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k int, terms [][]rune) ([]*nodeHit, error) {
 	for {
 		var pending []*nodeHit
 		for _, h := range hits[:min(k, len(hits))] {
@@ -133,10 +173,10 @@ func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k 
 			}
 			return hits, nil
 		}
-		if err := v.fullLines(ctx, scan, pending, terms); err != nil {
+		if err := e.fullLines(ctx, scan, pending, terms); err != nil {
 			return nil, err
 		}
-		if err := v.catalogRows(ctx, pending); err != nil {
+		if err := e.catalogRows(ctx, pending); err != nil {
 			return nil, err
 		}
 		hits = slices.DeleteFunc(hits, func(h *nodeHit) bool { return h.gone })
@@ -149,8 +189,8 @@ func (v *Vine) settle(ctx context.Context, scan *scanResult, hits []*nodeHit, k 
 // so the statement is prepared once whatever their number. Where a row is
 // missing, stale or disagrees with the numbers ranked on, the node's body
 // is scanned again.
-func (v *Vine) fullLines(ctx context.Context, scan *scanResult, pending []*nodeHit, terms [][]rune) error {
-	full := map[string][][]lineRecord{}
+func (e *Engine) fullLines(ctx context.Context, scan *scanResult, pending []*nodeHit, terms [][]rune) error {
+	full := map[string][][]Line{}
 	var pairs [][2]string
 	for _, h := range pending {
 		if !h.numbersOnly {
@@ -160,9 +200,9 @@ func (v *Vine) fullLines(ctx context.Context, scan *scanResult, pending []*nodeH
 			if len(lines) == 0 {
 				continue
 			}
-			if kept, ok := v.hot.full(string(terms[ti]), scan.generation, h.cand.id); ok {
+			if kept, ok := e.hot.full(string(terms[ti]), scan.generation, h.cand.id); ok {
 				if full[h.cand.id] == nil {
-					full[h.cand.id] = make([][]lineRecord, len(terms))
+					full[h.cand.id] = make([][]Line, len(terms))
 				}
 				full[h.cand.id][ti] = kept
 				continue
@@ -171,13 +211,13 @@ func (v *Vine) fullLines(ctx context.Context, scan *scanResult, pending []*nodeH
 		}
 	}
 	if len(pairs) > 0 {
-		if err := v.memoFull(ctx, scan, pairs, terms, full); err != nil {
+		if err := e.memoFull(ctx, scan, pairs, terms, full); err != nil {
 			return err
 		}
 	}
 	for _, h := range pending {
 		if h.numbersOnly {
-			v.completeLines(h, full[h.cand.id], terms, len(terms))
+			e.completeLines(h, full[h.cand.id], terms, len(terms))
 		}
 	}
 	return nil
@@ -187,7 +227,7 @@ func (v *Vine) fullLines(ctx context.Context, scan *scanResult, pending []*nodeH
 // keeps them in the hot memo where their term is held. A row of another
 // body hash than the one ranked on, or one that does not decode, is left
 // out (the node is then scanned again).
-func (v *Vine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]string, terms [][]rune, full map[string][][]lineRecord) error {
+func (e *Engine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]string, terms [][]rune, full map[string][][]Line) error {
 	arg, err := json.Marshal(pairs)
 	if err != nil {
 		return err
@@ -198,7 +238,7 @@ func (v *Vine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]string
 	}
 	const q = "SELECT m.node_id, m.term, m.body_hash, m.lines FROM json_each(?) AS j " +
 		"JOIN sniff_memo AS m ON m.term = j.value->>1 AND m.node_id = j.value->>0"
-	return v.eachRow(ctx, q, []any{string(arg)}, func(rows *sql.Rows) error {
+	return e.eachRow(ctx, q, []any{string(arg)}, func(rows *sql.Rows) error {
 		var id, term, hash, raw string
 		if err := rows.Scan(&id, &term, &hash, &raw); err != nil {
 			return err
@@ -212,10 +252,10 @@ func (v *Vine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]string
 			return nil
 		}
 		if full[id] == nil {
-			full[id] = make([][]lineRecord, len(terms))
+			full[id] = make([][]Line, len(terms))
 		}
 		full[id][ti] = lines
-		v.hot.keepFull(term, scan.generation, id, lines)
+		e.hot.keepFull(term, scan.generation, id, lines)
 		return nil
 	})
 }
@@ -223,35 +263,35 @@ func (v *Vine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]string
 // completeLines takes the full records when they agree with the numbers
 // ranked on, else rescans the body; a body gone or unreadable drops the
 // hit.
-func (v *Vine) completeLines(h *nodeHit, full [][]lineRecord, terms [][]rune, nTerms int) {
+func (e *Engine) completeLines(h *nodeHit, full [][]Line, terms [][]rune, nTerms int) {
 	h.numbersOnly = false
 	if sameLineNumbers(h.terms, full) {
 		h.terms = full
 		h.setLines(full)
 		return
 	}
-	body, ok := v.sniffBody(h.cand.id)
+	body, ok := e.body(h.cand.id)
 	if !ok {
 		h.gone = true
 		return
 	}
-	h.terms = scanBody(body, terms)
+	h.terms = ScanBody(body, terms)
 	h.setLines(h.terms)
 	if h.nLines == 0 {
 		h.gone = true
 		return
 	}
-	h.rescore(nTerms, v.alpha())
+	h.rescore(nTerms, alpha)
 }
 
 // sameLineNumbers reports whether full has, term by term, exactly the
 // line numbers of numbers.
-func sameLineNumbers(numbers, full [][]lineRecord) bool {
+func sameLineNumbers(numbers, full [][]Line) bool {
 	if len(full) != len(numbers) {
 		return false
 	}
 	for ti := range numbers {
-		if !slices.EqualFunc(numbers[ti], full[ti], func(a, b lineRecord) bool { return a.Line == b.Line }) {
+		if !slices.EqualFunc(numbers[ti], full[ti], func(a, b Line) bool { return a.Line == b.Line }) {
 			return false
 		}
 	}
@@ -260,7 +300,7 @@ func sameLineNumbers(numbers, full [][]lineRecord) bool {
 
 // catalogRows loads the rows of the pending hits that lack one; a hit
 // whose node left the catalog is marked gone.
-func (v *Vine) catalogRows(ctx context.Context, pending []*nodeHit) error {
+func (e *Engine) catalogRows(ctx context.Context, pending []*nodeHit) error {
 	var ids []string
 	for _, h := range pending {
 		if !h.hasRow && !h.gone {
@@ -270,7 +310,7 @@ func (v *Vine) catalogRows(ctx context.Context, pending []*nodeHit) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	cands, err := v.loadCandidates(ctx, ids)
+	cands, err := e.loadCandidates(ctx, ids)
 	if err != nil {
 		return err
 	}
@@ -289,14 +329,14 @@ func (v *Vine) catalogRows(ctx context.Context, pending []*nodeHit) error {
 }
 
 // setLines sets the hit's lines to the union of the per-term lists.
-func (h *nodeHit) setLines(lists [][]lineRecord) {
+func (h *nodeHit) setLines(lists [][]Line) {
 	h.lines = unionLines(lists)
 	h.nLines = len(h.lines)
 }
 
 // distinctLines is len(unionLines(lists)) without building the union:
 // a merge of the lists, each in line order.
-func distinctLines(lists [][]lineRecord) int {
+func distinctLines(lists [][]Line) int {
 	only, nonEmpty := 0, 0
 	for _, l := range lists {
 		if len(l) > 0 {
@@ -335,8 +375,8 @@ func distinctLines(lists [][]lineRecord) int {
 // unionLines merges per-term lists by line, keeping the leftmost position.
 // Each list is in line order, and most nodes match one term only, whose
 // list is the union as it stands (lists are never modified once found).
-func unionLines(lists [][]lineRecord) []lineRecord {
-	var only []lineRecord
+func unionLines(lists [][]Line) []Line {
+	var only []Line
 	n, nonEmpty := 0, 0
 	for _, l := range lists {
 		if len(l) > 0 {
@@ -346,10 +386,19 @@ func unionLines(lists [][]lineRecord) []lineRecord {
 	if nonEmpty <= 1 {
 		return only
 	}
-	all := make([]lineRecord, 0, n)
+	all := make([]Line, 0, n)
 	for _, l := range lists {
 		all = append(all, l...)
 	}
-	slices.SortFunc(all, func(a, b lineRecord) int { return cmp.Or(a.Line-b.Line, a.Pos-b.Pos) })
-	return slices.CompactFunc(all, func(a, b lineRecord) bool { return a.Line == b.Line })
+	slices.SortFunc(all, func(a, b Line) int { return cmp.Or(a.Line-b.Line, a.Pos-b.Pos) })
+	return slices.CompactFunc(all, func(a, b Line) bool { return a.Line == b.Line })
+}
+
+// round4 rounds scores and heat as the wire shows them.
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+// export is a settled hit as the caller renders it.
+func (h *nodeHit) export() Hit {
+	return Hit{ID: h.cand.id, Type: h.cand.typ, Title: h.cand.title, Trail: h.cand.trail,
+		BodyTokens: h.cand.bodyTokens, Score: h.score, Heat: h.heat, Lines: h.lines}
 }

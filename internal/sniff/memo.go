@@ -1,4 +1,4 @@
-package vine
+package sniff
 
 import (
 	"cmp"
@@ -8,11 +8,8 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/monkeyllm/vine/forest"
 )
 
 // The memoized scan (C.6b.1): per (folded term, node) the complete list of
@@ -24,14 +21,14 @@ import (
 // memoEntry is a (term, node) scan to store once the answer is decided.
 type memoEntry struct {
 	term, node, hash string
-	lines            []lineRecord
+	lines            []Line
 }
 
 // scanResult is what the scan found: per node, per term, the lines.
 type scanResult struct {
-	found map[string][][]lineRecord
+	found map[string][][]Line
 	// partial holds the nodes whose lists came from the memo's line
-	// numbers alone (see sniffrank.go), with the body hash they are valid
+	// numbers alone (see rank.go), with the body hash they are valid
 	// for; a node read from its file leaves it.
 	partial map[string]string
 	skipped int // unreadable or unreachable bodies, not counted as scanned
@@ -47,20 +44,20 @@ type scanResult struct {
 // nodes; a covered node that holds nothing costs nothing (cost rule 1).
 //
 // gen is the catalog generation the caller read; inScope is how many
-// nodes pred holds: once every one of them is to be
+// nodes scope holds: once every one of them is to be
 // read, the remaining terms' memo rows are not consulted (reading a body
 // scans every term), which halves a cold scan's SQL.
-func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, gen int64, inScope int) (*scanResult, error) {
-	res := &scanResult{found: map[string][][]lineRecord{}, partial: map[string]string{}, generation: gen}
+func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen int64, inScope int) (*scanResult, error) {
+	res := &scanResult{found: map[string][][]Line{}, partial: map[string]string{}, generation: gen}
 	uncovered := map[string]string{} // id -> body hash
 	for ti, t := range terms {
-		found := func(id, hash string, lines []lineRecord, numbersOnly bool) {
+		found := func(id, hash string, lines []Line, numbersOnly bool) {
 			res.add(id, ti, len(terms), lines)
 			if numbersOnly {
 				res.partial[id] = hash
 			}
 		}
-		if hot, ok := v.wholeHot(pred, string(t), gen); ok {
+		if hot, ok := e.wholeHot(scope, string(t), gen); ok {
 			hot.each(found)
 			for _, id := range hot.unhashed {
 				uncovered[id] = ""
@@ -68,12 +65,12 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, ge
 			continue
 		}
 		if len(uncovered) >= inScope {
-			if pred.whole {
+			if scope.Whole {
 				res.cover = append(res.cover, string(t)) // every body is read: stored whole
 			}
 			continue
 		}
-		if err := v.memoTerm(ctx, pred, string(t), gen, res, uncovered, found); err != nil {
+		if err := e.memoTerm(ctx, scope, string(t), gen, res, uncovered, found); err != nil {
 			return nil, err
 		}
 	}
@@ -82,7 +79,7 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, ge
 		toRead = append(toRead, id)
 	}
 	slices.Sort(toRead)
-	scans, err := readAndScan(ctx, v, toRead, uncovered, terms)
+	scans, err := e.readAndScan(ctx, toRead, uncovered, terms)
 	if err != nil {
 		return nil, err
 	}
@@ -105,33 +102,33 @@ func (v *Vine) scanScope(ctx context.Context, pred scopePred, terms [][]rune, ge
 
 // wholeHot is the hot memo's entry for term; only a whole-forest scan
 // may use one.
-func (v *Vine) wholeHot(pred scopePred, term string, gen int64) (*hotTerm, bool) {
-	if !pred.whole {
+func (e *Engine) wholeHot(scope Scope, term string, gen int64) (*hotTerm, bool) {
+	if !scope.Whole {
 		return nil, false
 	}
-	return v.hot.get(term, gen)
+	return e.hot.get(term, gen)
 }
 
 // memoTerm answers one term from the memo rows (see scanScope), and
 // keeps the answer in the hot memo when it is complete: a whole-forest
 // scan of a covered term whose rows all decoded.
-func (v *Vine) memoTerm(ctx context.Context, pred scopePred, term string, gen int64, res *scanResult,
-	uncovered map[string]string, found func(id, hash string, lines []lineRecord, numbersOnly bool)) error {
-	covered, err := v.termCovered(ctx, term, gen)
+func (e *Engine) memoTerm(ctx context.Context, scope Scope, term string, gen int64, res *scanResult,
+	uncovered map[string]string, found func(id, hash string, lines []Line, numbersOnly bool)) error {
+	covered, err := e.termCovered(ctx, term, gen)
 	if err != nil {
 		return err
 	}
-	if pred.whole && !covered {
+	if scope.Whole && !covered {
 		res.cover = append(res.cover, term)
 	}
 	// Uncovered nodes first: memo rows stored in the background between
 	// the two statements then make a node both uncovered (it is read,
 	// which is always right) and matched, never neither.
 	var hot *hotBuilder
-	if pred.whole && covered {
+	if scope.Whole && covered {
 		hot = &hotBuilder{}
 	}
-	err = v.uncovered(ctx, pred, term, covered, func(id, hash string) {
+	err = e.uncovered(ctx, scope, term, covered, func(id, hash string) {
 		uncovered[id] = hash
 		if hot != nil {
 			hot.t.unhashed = append(hot.t.unhashed, id)
@@ -140,7 +137,7 @@ func (v *Vine) memoTerm(ctx context.Context, pred scopePred, term string, gen in
 	if err != nil {
 		return err
 	}
-	damaged, err := v.memoMatches(ctx, pred, term, uncovered, func(id, hash string, lines []lineRecord, numbersOnly bool) {
+	damaged, err := e.memoMatches(ctx, scope, term, uncovered, func(id, hash string, lines []Line, numbersOnly bool) {
 		found(id, hash, lines, numbersOnly)
 		switch {
 		case !numbersOnly:
@@ -153,7 +150,7 @@ func (v *Vine) memoTerm(ctx context.Context, pred scopePred, term string, gen in
 		return err
 	}
 	if hot != nil && damaged == 0 {
-		v.hot.put(term, gen, &hot.t)
+		e.hot.put(term, gen, &hot.t)
 	}
 	return nil
 }
@@ -167,16 +164,16 @@ const scanWorkers = 4
 // holds under its current hash is rejected without opening its file; the
 // cache is read in runs of neighbouring entries (foldRuns), a few hundred
 // reads for a whole forest, through one buffer per worker.
-func readAndScan(ctx context.Context, v *Vine, ids []string, hashes map[string]string, terms [][]rune) ([][][]lineRecord, error) {
-	cache, release := v.folds.acquire(v.loadFolds)
+func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[string]string, terms [][]rune) ([][][]Line, error) {
+	cache, release := e.folds.acquire(e.loadFolds)
 	defer release()
-	out := make([][][]lineRecord, len(ids))
+	out := make([][][]Line, len(ids))
 	var cached io.ReaderAt
 	if cache != nil {
 		r, done, err := cache.open()
 		if err != nil {
 			// Replaced or gone: this scan reads files, the next loads anew.
-			v.folds.forget()
+			e.folds.forget()
 			cache = nil
 		} else {
 			defer done()
@@ -194,22 +191,22 @@ func readAndScan(ctx context.Context, v *Vine, ids []string, hashes map[string]s
 			var buf []byte
 			for job := range next {
 				if job.run == nil {
-					out[job.i] = scanFile(v, sc, ids[job.i])
+					out[job.i] = e.scanFile(sc, ids[job.i])
 					continue
 				}
 				buf = slices.Grow(buf[:0], job.run.size())[:job.run.size()]
 				if _, err := cached.ReadAt(buf, job.run.start); err != nil {
-					for _, e := range job.run.entries {
-						out[e.i] = scanFile(v, sc, ids[e.i])
+					for _, en := range job.run.entries {
+						out[en.i] = e.scanFile(sc, ids[en.i])
 					}
 					continue
 				}
-				for _, e := range job.run.entries {
-					folded := buf[e.off-job.run.start:][:e.n]
+				for _, en := range job.run.entries {
+					folded := buf[en.off-job.run.start:][:en.n]
 					if sc.holdsAny(folded) {
-						out[e.i] = scanFile(v, sc, ids[e.i])
+						out[en.i] = e.scanFile(sc, ids[en.i])
 					} else {
-						out[e.i] = make([][]lineRecord, len(terms))
+						out[en.i] = make([][]Line, len(terms))
 					}
 				}
 			}
@@ -226,14 +223,14 @@ feed:
 	close(next)
 	wg.Wait()
 	if n := int(stale.Load()); n >= foldRefreshMin && n*4 >= len(ids) {
-		v.scheduleFoldRefresh()
+		e.scheduleFoldRefresh()
 	}
 	return out, ctx.Err()
 }
 
 // scanFile reads a body from its file and scans it; nil when unreadable.
-func scanFile(v *Vine, sc *bodyScanner, id string) [][]lineRecord {
-	body, ok := v.sniffBody(id)
+func (e *Engine) scanFile(sc *bodyScanner, id string) [][]Line {
+	body, ok := e.body(id)
 	if !ok {
 		return nil
 	}
@@ -314,13 +311,13 @@ func directJobs(direct []int) []scanJob {
 
 // add records a term's lines for a node (a fresh read replaces the memo
 // answer, which is identical by construction).
-func (r *scanResult) add(id string, term, nTerms int, lines []lineRecord) {
+func (r *scanResult) add(id string, term, nTerms int, lines []Line) {
 	lists, ok := r.found[id]
 	if !ok {
 		if len(lines) == 0 {
 			return
 		}
-		lists = make([][]lineRecord, nTerms)
+		lists = make([][]Line, nTerms)
 		r.found[id] = lists
 	}
 	lists[term] = lines
@@ -335,16 +332,16 @@ const validMemo = "m.term = ? AND m.node_id = nodes.id AND nodes.body_hash != ''
 // numbers (another implementation wrote it) or that does not decode is a
 // miss, never an answer: its node joins damaged and is read again, and the
 // fresh scan stores the row whole.
-func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, damaged map[string]string,
-	match func(id, hash string, lines []lineRecord, numbersOnly bool)) (damagedRows int, err error) {
-	numbersOnly := v.cat.HasColumn("sniff_memo", "line_nos")
+func (e *Engine) memoMatches(ctx context.Context, scope Scope, term string, damaged map[string]string,
+	match func(id, hash string, lines []Line, numbersOnly bool)) (damagedRows int, err error) {
+	numbersOnly := e.cat.HasColumn("sniff_memo", "line_nos")
 	col := "m.lines"
 	if numbersOnly {
 		col = "m.line_nos"
 	}
 	q := "SELECT nodes.id, nodes.body_hash, " + col + " FROM sniff_memo m JOIN nodes ON " + validMemo +
-		" WHERE m.lines != '[]' AND " + pred.where
-	err = v.eachRow(ctx, q, append([]any{term}, pred.args...), func(rows *sql.Rows) error {
+		" WHERE m.lines != '[]' AND " + scope.Where
+	err = e.eachRow(ctx, q, append([]any{term}, scope.Args...), func(rows *sql.Rows) error {
 		var id, hash, raw string
 		if err := rows.Scan(&id, &hash, &raw); err != nil {
 			return err
@@ -369,15 +366,15 @@ func (v *Vine) memoMatches(ctx context.Context, pred scopePred, term string, dam
 // a term marked covered at this generation only nodes without a body hash
 // qualify (their bodies are always scanned directly), and the per-node
 // existence check is skipped.
-func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, covered bool, add func(id, hash string)) error {
-	q := "SELECT nodes.id, nodes.body_hash FROM nodes WHERE " + pred.where +
+func (e *Engine) uncovered(ctx context.Context, scope Scope, term string, covered bool, add func(id, hash string)) error {
+	q := "SELECT nodes.id, nodes.body_hash FROM nodes WHERE " + scope.Where +
 		" AND NOT EXISTS (SELECT 1 FROM sniff_memo m WHERE " + validMemo + ")"
-	args := append(append([]any{}, pred.args...), term)
+	args := append(append([]any{}, scope.Args...), term)
 	if covered {
-		q = "SELECT nodes.id, nodes.body_hash FROM nodes WHERE " + pred.where + " AND nodes.body_hash = ''"
-		args = pred.args
+		q = "SELECT nodes.id, nodes.body_hash FROM nodes WHERE " + scope.Where + " AND nodes.body_hash = ''"
+		args = scope.Args
 	}
-	return v.eachRow(ctx, q, args, func(rows *sql.Rows) error {
+	return e.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var id, hash string
 		if err := rows.Scan(&id, &hash); err != nil {
 			return err
@@ -385,57 +382,6 @@ func (v *Vine) uncovered(ctx context.Context, pred scopePred, term string, cover
 		add(id, hash)
 		return nil
 	})
-}
-
-func (v *Vine) eachRow(ctx context.Context, q string, args []any, fn func(*sql.Rows) error) error {
-	stmt, err := v.stmts.Prepare(ctx, q)
-	if err != nil {
-		return err
-	}
-	rows, err := stmt.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-// sniffBody reads the body sniff scans: the file is split without
-// decoding its YAML unless the frontmatter carries a content: marker, in
-// which case the backing body is resolved (G.7). Unreadable or
-// unreachable bodies answer ok=false and are skipped silently.
-func (v *Vine) sniffBody(id string) (string, bool) {
-	p, err := v.root.TrustedPath(id)
-	if err != nil {
-		return "", false
-	}
-	data, err := forest.ReadFile(p)
-	if err != nil {
-		return "", false
-	}
-	yamlBlock, body, err := forest.Split(id, data)
-	if err != nil {
-		return "", false
-	}
-	if !strings.Contains(yamlBlock, "content:") {
-		return body, true
-	}
-	n, err := v.parse(id, data)
-	if err != nil {
-		return "", false
-	}
-	switch n.Content() {
-	case "cached":
-		body, err = v.files.cachedBody(id)
-	case "reference":
-		body, err = v.files.referenceBody(id, n.Front.String("source_path"))
-	}
-	return body, err == nil
 }
 
 // markCovered records the terms a whole-forest scan left fully memoized,
@@ -467,20 +413,20 @@ func markCovered(ctx context.Context, tx *sql.Tx, scan *scanResult) error {
 // the background so the caller never waits for the memo (Close waits for
 // it). A failure only costs latency next time, so it is logged. A scan
 // that would overflow the backlog is not stored at all (see memoBacklog).
-func (v *Vine) storeMemo(ctx context.Context, scan *scanResult) {
-	if (len(scan.fresh) == 0 && len(scan.cover) == 0) || v.cat.ReadOnly() {
+func (e *Engine) storeMemo(ctx context.Context, scan *scanResult) {
+	if (len(scan.fresh) == 0 && len(scan.cover) == 0) || e.cat.ReadOnly() {
 		return
 	}
 	n := int64(len(scan.fresh))
 	if !reserveMemoBacklog(n) {
-		v.log.Debug("sniff memo not stored: the writer is behind; the nodes are read again next time",
+		e.log.Debug("sniff memo not stored: the writer is behind; the nodes are read again next time",
 			"entries", n, "backlog", memoBacklog.Load())
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	v.background.Go(func() {
+	e.background.Go(func() {
 		defer memoBacklog.Add(-n)
-		v.writeMemo(ctx, scan)
+		e.writeMemo(ctx, scan)
 	})
 }
 
@@ -515,8 +461,8 @@ func reserveMemoBacklog(n int64) bool {
 
 // termCovered reports whether term's memo covers every hashed node of the
 // catalog generation gen.
-func (v *Vine) termCovered(ctx context.Context, term string, gen int64) (bool, error) {
-	stmt, err := v.stmts.Prepare(ctx, "SELECT generation FROM sniff_cover WHERE term = ?")
+func (e *Engine) termCovered(ctx context.Context, term string, gen int64) (bool, error) {
+	stmt, err := e.prepare(ctx, "SELECT generation FROM sniff_cover WHERE term = ?")
 	if err != nil {
 		return false, err
 	}
@@ -530,9 +476,9 @@ func (v *Vine) termCovered(ctx context.Context, term string, gen int64) (bool, e
 	return g == gen, nil
 }
 
-func (v *Vine) writeMemo(ctx context.Context, scan *scanResult) {
+func (e *Engine) writeMemo(ctx context.Context, scan *scanResult) {
 	entries := scan.fresh
-	err := v.cat.Write(ctx, func(tx *sql.Tx) error {
+	err := e.cat.Write(ctx, func(tx *sql.Tx) error {
 		if err := markCovered(ctx, tx, scan); err != nil {
 			return err
 		}
@@ -558,7 +504,7 @@ func (v *Vine) writeMemo(ctx context.Context, scan *scanResult) {
 		return accountMemo(ctx, tx, entries)
 	})
 	if err != nil {
-		v.log.Warn("sniff memo not stored; the next scan reads the files again", "err", err)
+		e.log.Warn("sniff memo not stored; the next scan reads the files again", "err", err)
 	}
 }
 

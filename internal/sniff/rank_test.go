@@ -1,8 +1,6 @@
-package vine
+package sniff
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -18,37 +16,12 @@ import (
 // records of what it returns. Rows that another implementation wrote
 // without numbers, or that are damaged, cost a read of the body and never
 // change the answer.
-func TestSniffMemoRowsThatCannotBeTrustedAreReadAgain(t *testing.T) {
-	for _, tc := range []struct{ name, tamper string }{
-		{"rows without line numbers", "UPDATE sniff_memo SET line_nos = ''"},
-		{"line numbers that do not parse", "UPDATE sniff_memo SET line_nos = '3,x' WHERE lines != '[]'"},
-		{"line numbers out of order", "UPDATE sniff_memo SET line_nos = line_nos || ',1' WHERE lines != '[]'"},
-		{"records that do not decode", "UPDATE sniff_memo SET lines = '[[1,' WHERE lines != '[]'"},
-		{"records of another body", "UPDATE sniff_memo SET lines = '[[1, null, 0, \"x\"]]' WHERE lines != '[]' AND line_nos != '1'"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v, _ := writableFixture(t)
-			args := `{"terms": ["storm", "alert"], "k": 5}`
-			want := sniffJSON(t, v, args)
-			v.background.Wait()
-			require.Equal(t, want, sniffJSON(t, v, args), "warm equals cold")
-			v.background.Wait()
-			require.NoError(t, v.cat.Write(context.Background(), func(tx *sql.Tx) error {
-				_, err := tx.Exec(tc.tamper)
-				return err
-			}))
-			v.hot.reset()
-			assert.Equal(t, want, sniffJSON(t, v, args))
-		})
-	}
-}
-
 func TestHotMemoKeepsOneGenerationWithinBudget(t *testing.T) {
 	defer func(b int) { hotMemoBudget = b }(hotMemoBudget)
 	entry := func(n int) *hotTerm {
 		var b hotBuilder
 		for i := range n {
-			b.add("node/"+string(rune('a'+i%26)), "hash", []lineRecord{{Line: i + 1}})
+			b.add("node/"+string(rune('a'+i%26)), "hash", []Line{{Line: i + 1}})
 		}
 		return &b.t
 	}
@@ -81,7 +54,7 @@ func TestHotMemoKeepsOneGenerationWithinBudget(t *testing.T) {
 	assert.False(t, ok, "an entry above the whole budget is not kept")
 
 	var got []int
-	entry(3).each(func(id, hash string, lines []lineRecord, numbersOnly bool) {
+	entry(3).each(func(id, hash string, lines []Line, numbersOnly bool) {
 		assert.True(t, numbersOnly)
 		got = append(got, lines[0].Line)
 	})
@@ -89,14 +62,14 @@ func TestHotMemoKeepsOneGenerationWithinBudget(t *testing.T) {
 }
 
 func TestDistinctLinesCountsTheUnion(t *testing.T) {
-	recs := func(lines ...int) []lineRecord {
-		out := make([]lineRecord, len(lines))
+	recs := func(lines ...int) []Line {
+		out := make([]Line, len(lines))
 		for i, l := range lines {
-			out[i] = lineRecord{Line: l, Pos: i}
+			out[i] = Line{Line: l, Pos: i}
 		}
 		return out
 	}
-	for _, lists := range [][][]lineRecord{
+	for _, lists := range [][][]Line{
 		nil,
 		{nil, nil},
 		{recs(1, 4, 9)},

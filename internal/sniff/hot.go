@@ -1,4 +1,4 @@
-package vine
+package sniff
 
 import (
 	"sync"
@@ -40,7 +40,7 @@ type hotTerm struct {
 	used     int64
 	// full holds the complete records of the nodes a sniff rendered,
 	// settled from the memo rows (guarded by hotMemo.mu).
-	full     map[string][]lineRecord
+	full     map[string][]Line
 	fullCost int
 }
 
@@ -120,7 +120,7 @@ func (m *hotMemo) evictOldest() {
 }
 
 // full returns the complete records of node id for term, if kept.
-func (m *hotMemo) full(term string, gen int64, id string) ([]lineRecord, bool) {
+func (m *hotMemo) full(term string, gen int64, id string) ([]Line, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gen != gen {
@@ -136,7 +136,7 @@ func (m *hotMemo) full(term string, gen int64, id string) ([]lineRecord, bool) {
 
 // keepFull keeps the complete records of node id for term, when the term
 // is held at gen; the records are never modified afterwards.
-func (m *hotMemo) keepFull(term string, gen int64, id string, lines []lineRecord) {
+func (m *hotMemo) keepFull(term string, gen int64, id string, lines []Line) {
 	c := 32 + len(id)
 	for _, l := range lines {
 		c += 48 + len(l.Text)
@@ -151,7 +151,7 @@ func (m *hotMemo) keepFull(term string, gen int64, id string, lines []lineRecord
 		return
 	}
 	if t.full == nil {
-		t.full = map[string][]lineRecord{}
+		t.full = map[string][]Line{}
 	}
 	t.full[id] = lines
 	t.fullCost += c
@@ -164,7 +164,7 @@ func (m *hotMemo) keepFull(term string, gen int64, id string, lines []lineRecord
 // hotBuilder collects a term's memo matches as the SQL read streams them.
 type hotBuilder struct{ t hotTerm }
 
-func (b *hotBuilder) add(id, hash string, lines []lineRecord) {
+func (b *hotBuilder) add(id, hash string, lines []Line) {
 	b.t.hits = append(b.t.hits, hotHit{id: id, hash: hash, off: int32(len(b.t.lines)), n: int32(len(lines))})
 	for _, l := range lines {
 		b.t.lines = append(b.t.lines, int32(l.Line))
@@ -173,8 +173,8 @@ func (b *hotBuilder) add(id, hash string, lines []lineRecord) {
 
 // each calls fn with every matching node and its lines as numbers-only
 // records, which the caller owns.
-func (t *hotTerm) each(fn func(id, hash string, lines []lineRecord, numbersOnly bool)) {
-	all := make([]lineRecord, len(t.lines))
+func (t *hotTerm) each(fn func(id, hash string, lines []Line, numbersOnly bool)) {
+	all := make([]Line, len(t.lines))
 	for i, n := range t.lines {
 		all[i].Line = int(n)
 	}
