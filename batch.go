@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/internal/budget"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // LookBatchResult is look's answer to a list of ids (C.11): the digests in

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // primitive binds a signature to the method that serves it.

@@ -1,6 +1,6 @@
 package vine
 
-import "github.com/monkeyllm/vine/internal/envelope"
+import "github.com/monkeyllm/vine/envelope"
 
 // Error is a refusal: the envelope {"error": {code, message, hint, ...}} of
 // the specification as a Go value. Every primitive returns *Error for every
@@ -13,7 +13,9 @@ import "github.com/monkeyllm/vine/internal/envelope"
 //	if errors.As(err, &e) { fmt.Println(e.Code, e.Message, e.Hint) }
 //
 // Its fields are Code, Message, Hint and Data (structured facts such as
-// moved_to, in order).
+// moved_to, in order); [envelope.Error] documents them and its methods.
+// The type lives in package envelope, a standard-library-only leaf, so
+// code that only builds or inspects refusals need not link the engine.
 type Error = envelope.Error
 
 // Code is a refusal code such as E_NOT_FOUND. Code.HTTPStatus gives the

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/jsonerr"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // InitOptions configure Init.

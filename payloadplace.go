@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/payload"
 )

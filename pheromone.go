@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/internal/budget"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/trails"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // PickOptions are the wire parameters of pick besides the id. The two

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // MaxAnchorsListed caps the anchors an E_ANCHORED refusal names; the

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/internal/budget"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/sqlguard"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/monkeyllm/vine/catalog"
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/internal/sqlguard"
 )
 

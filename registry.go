@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // Registry serves one forest or a directory of forests (C.0). In single

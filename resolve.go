@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // notFound is the one absent-node envelope: the same bytes whatever the

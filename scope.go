@@ -9,8 +9,8 @@ import (
 	"unicode"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // Capability is one grant of an access policy (J.3 §7.2). Admin implies

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // Scoped is a forest seen through a Policy (J.3): every primitive runs

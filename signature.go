@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/internal/jsonerr"
 	"github.com/monkeyllm/vine/internal/jsonlimit"
 )

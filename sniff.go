@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/sniff"
 	"github.com/monkeyllm/vine/internal/window"
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // Defaults of the SQL memory limits on a query or tend connection. A

@@ -7,10 +7,10 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/dataset"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/sqlguard"
 )
 

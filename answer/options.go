@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/harvest"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/internal/window"
 )
 

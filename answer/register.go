@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/harvest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // Signature is the answer composite's entry in the engine's signature

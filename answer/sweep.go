@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/harvest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // Sweep answers question from one harvest and one model call (J.10.3):

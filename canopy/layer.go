@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine/catalog"
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // LayerOptions configure NewLayer. The zero value (or nil) is usable.

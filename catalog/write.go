@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // upsertColumns are the nodes columns a Record fills, in bind order. stale

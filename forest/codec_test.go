@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // composedLeaf is the spec's example (§2.7) of a file the reference writes.

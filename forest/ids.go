@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // idHint teaches the shape of an id to a caller that sent a bad one.

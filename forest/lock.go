@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // acquireTries bounds how often AcquireLock retries after locking a file

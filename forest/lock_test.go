@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // lockHelperEnv names the forest a re-executed test binary locks.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 const validSummary = "Q2 2026 returns by SKU: 9 units, $12,400 refunded. Not in the sales dataset (see sales/report-q2)."

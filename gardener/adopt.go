@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // SyncOptions say what a sync reconciles.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // ConfigFile is where a forest keeps its Gardener config, relative to the

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // csvConverter reads a delimited text file as one table named from its

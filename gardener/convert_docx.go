@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // docxConverter renders a Word document as markdown (G.2.1): body

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // hookTimeout bounds one run of a command hook converter (G.2).

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/internal/jsonlimit"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // sqliteMagic is the 16-byte header every SQLite 3 database starts with.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // xlsxConverter reads every sheet of a workbook as one table (G.2.4),

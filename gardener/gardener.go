@@ -19,7 +19,7 @@ import (
 	"context"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // Stage is a phase of one document's step (G.10.1), reported to an

@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/gardener"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // hostileEnv names the case a re-executed test binary runs, as

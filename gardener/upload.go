@@ -11,8 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // StagingDir is where uploads wait, relative to the forest root: inside

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // ignoredParts are path parts the walk never enters or takes (G.3 §10.3).

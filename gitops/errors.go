@@ -3,7 +3,7 @@ package gitops
 import (
 	"errors"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // Sentinels for errors.Is. Every refusal of this package is also an

@@ -11,7 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // maxSymrefDepth bounds symbolic-ref chains, as git does.

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/gitops"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/trails"
 )
 

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // DefaultMaxBytes is the uncompressed ceiling of a restore: 2 GiB, the

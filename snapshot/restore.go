@@ -18,8 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // RestoreOptions configure Restore. The zero value restores a .forest or

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // reindexSignature is POST /v1/admin/reindex's body.

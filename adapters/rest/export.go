@@ -17,8 +17,8 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // zipTime stamps every zip member, so the same branch exports to the

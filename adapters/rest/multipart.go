@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // multipartFields are the form fields an ingest upload may carry beside

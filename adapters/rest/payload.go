@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // payload serves GET /v1/forests/{forest}/payload/{node...} (J.14): the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3/driver"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // Create gives birth to a payload at path: it must not exist (never

@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // Column is one declared column.

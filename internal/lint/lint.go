@@ -16,9 +16,9 @@ import (
 
 	"github.com/monkeyllm/vine/canopy"
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // Finding is one lint result.

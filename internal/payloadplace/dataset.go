@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/payload"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/catalog"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 	"github.com/monkeyllm/vine/payload"
 )
 

@@ -3,7 +3,7 @@ package payloadplace
 import (
 	"context"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // Target is one node with a remote payload to bring home.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/catalog"
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/payload"
 )
 

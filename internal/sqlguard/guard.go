@@ -28,7 +28,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/monkeyllm/vine/internal/envelope"
+	"github.com/monkeyllm/vine/envelope"
 )
 
 // RowCap is the most rows one query answers (C.5): the engine stops

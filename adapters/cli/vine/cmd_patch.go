@@ -12,9 +12,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gate"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // vine patch applies one framed patch read from stdin through the gate

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/envelope"
 )
 
 // forestEnv names the forest a command works on when --forest is absent.

@@ -1,7 +1,17 @@
 // Package envelope defines the error value every primitive returns when it
 // refuses: a machine-readable code, a message that teaches, a hint naming the
-// next move, and structured facts. The root package re-exports it as
-// vine.Error so callers can inspect refusals with errors.As.
+// next move, and structured facts (spec 02 and 08: the error envelope
+// {"error": {code, message, hint, ...}} and its codes).
+//
+// The root package re-exports it as [github.com/monkeyllm/vine.Error], so
+// most callers never import this package. It stands alone, importing the
+// standard library only, so a transport, an extension or a converter can
+// build and inspect refusals without linking the engine:
+//
+//	if errors.Is(err, envelope.NotFound) { ... }
+//
+//	var e *envelope.Error
+//	if errors.As(err, &e) { fmt.Println(e.Code, e.Message, e.Hint) }
 package envelope
 
 import (
