@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package vine is the MonkeyLLM knowledge-forest engine. A forest is a
 // folder of markdown nodes, laid out as spec 01 (forest format) says, with its own git
 // repository and a derived catalog that can always be rebuilt; vine opens

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package vine_test
 
 // The scale suite: every read primitive on generated forests of 1,000,

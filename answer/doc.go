@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package answer is the model-backed answer composite of the forest
 // engine, J.10 of spec 05 (model-backed answers): a question in, an answer
 // grounded in the forest out, with the evidence it stands on.

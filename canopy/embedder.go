@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package canopy is the optional vector layer of a forest (Part K): an
 // on-disk index of one unit vector per node, built and refreshed
 // explicitly, read by hybrid locate and the Gauntlet. A forest without an

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package catalog is the derived SQLite catalog in _derived/catalog.db: one
 // row per node with its frontmatter and trail, the declared edges, the
 // waymarks left by moves, the metadata full-text index, and the memo tables

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package convert is the contract between the gardener and the converters
 // that turn a source file into a node: what a converter answers for one
 // file, and the kinds of node it can become. It imports only the standard

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package embed is the contract between the engine and the embedding
 // models it calls: one [Embedder] turns texts into vectors. It imports
 // only the standard library, so a provider (adapters/llamacpp, or a host's

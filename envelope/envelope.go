@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package envelope defines the error value every primitive returns when it
 // refuses: a machine-readable code, a message that teaches, a hint naming the
 // next move, and structured facts (spec 02 and 08: the error envelope

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fetch is the contract between the engine and the fetchers that
 // bring a remote payload home (G.9): a passport whose payload is a URI
 // (file:///srv/data/sales.db, s3://bucket/sales.db) is read through a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package forest
 
 // Node is one markdown file of the forest: its canonical id, its ordered

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package gardener ingests document trees into a forest (Part G): it
 // converts each source file, curates a passport for it, and plants it
 // through the audited write path, one document per commit.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package gate applies a file patch written by a model only when the
 // whole stream arrived intact: a model's output is whole or it is nothing.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package gitops is the forest's own git repository: .md-only commits with
 // the subjects and trailers of spec 01 (forest format: the git layer), and
 // the per-file history that history reads, C.16 of spec 03 (reads: region).

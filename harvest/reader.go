@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package harvest is the zero-model composite of C.6c, spec 05 (composite
 // retrieval): one call gives a bring-your-own-model client ranked evidence
 // for a question. It fuses the entry search (locate, over curated

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package model is the contract between the engine and the chat models it
 // calls: the messages sent, the reply received, and how a reply cut at its
 // token limit is told apart from a whole one. It imports only the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package payload brings remote payloads home: G.9 of spec 06
 // (gardener), payload fetchers.
 //

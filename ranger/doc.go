@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package ranger keeps a forest healthy between uses, Part H of spec 07
 // (maintenance): it lets heat evaporate, evicts the remote-payload cache,
 // promotes or prunes the links that were only proposals, refreshes the

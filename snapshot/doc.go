@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package snapshot packs a forest into one portable file and unpacks it
 // into a new forest: Part I of spec 07 (snapshots).
 //

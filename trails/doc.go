@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package trails is the forest's pheromone and telemetry, Part D of spec
 // 05 (telemetry and pheromone): the heat store in _derived/trails.db, one
 // trace event per primitive call in _derived/traces/<session>.jsonl, and

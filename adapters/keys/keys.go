@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package keys authenticates callers of the HTTP surfaces with bearer
 // keys (spec 08 §6) and says what each may do: a Principal carries one
 // vine.Policy per forest it is granted, narrowed by the key's capability

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package llamacpp is a client for a llama.cpp server's OpenAI-compatible
 // HTTP API: streamed chat completions and embeddings, over net/http alone.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package mcp serves forests to any agent over the Model Context Protocol:
 // every primitive of the engine's signature table becomes a tool, plus
 // forests, which lists what is served. It runs on the official Go SDK

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package rest serves forests over HTTP+JSON, the /v1 surface of spec 08
 // §2: one POST per primitive call, the forest listing, the caller's own
 // grants, health, payload bytes and markdown export, ingest jobs, and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command agent is the reference agent: a llama.cpp-served model walks a
 // forest with the read primitives (the answer composite's walk mode) and
 // answers a question, citing the nodes it read.

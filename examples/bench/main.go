@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command bench is the Monkey Bench: it asks one question set of one
 // forest through several arms and compares them.
 //

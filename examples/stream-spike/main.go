@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command stream-spike runs the "buffer the stream or kill the spike"
 // check: the five local fixtures through the patch gate, then two remote
 // drafts from a llama.cpp-like server that fail in the two ways a socket

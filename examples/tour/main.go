@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command tour builds a sample forest in a temporary directory and walks
 // through what the engine can do, printing each call and its JSON result.
 // It needs nothing installed: the forest, its git repository and its

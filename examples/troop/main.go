@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command troop runs the Troop lab (Part E): N walkers explore one forest
 // from distinct entry points, sharing session heat and a call cache; a
 // judge (one more model call) writes the answer, and only the trails it

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package benchtable reads the output of go test -bench and renders the
 // medians of repeated runs (-count) as one aligned table, each row checked
 // against the targets it falls under. It reads the text format of the

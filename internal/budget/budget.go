@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package budget estimates tokens the way the specification counts them
 // (about four code points a token) and cuts payloads to fit a budget.
 package budget

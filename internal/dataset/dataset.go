@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dataset creates and describes the SQLite payloads of dataset
 // nodes: schema validation for plant's declarative birth (the model never
 // writes DDL), the creation of the file with parameterized rows, and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package interop finds and unpacks the forests written by the original
 // implementation, kept beside the repository as compatibility data
 // (shared/interop/). Tests that need them skip with a message when the

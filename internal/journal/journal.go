@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package journal is the forest writer's intent log: before a write
 // touches a file, it notes which file and how, so that a writer killed
 // half-way (kill -9, a crash, a power cut of the process) leaves enough

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package jsonerr words a malformed JSON text the same way on every
 // surface (CLI, REST, MCP): "invalid JSON at offset N: <short reason>",
 // never a decoder's error, which names Go types ("cannot unmarshal …

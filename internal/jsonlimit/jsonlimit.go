@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package jsonlimit measures JSON from outside before anything decodes
 // it: how deep it nests and how long its longest token (a string or a
 // bare number or literal) is.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package lint is Validate's engine: it checks every node file of a forest
 // against the forest's dialect, the branch indexes against the nodes, the
 // files against the last commit, and the derived catalog and vector index

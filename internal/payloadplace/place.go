@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package payloadplace owns a forest's payloads as the engine reaches
 // them: where a passport's payload is (the payload rule applied with the
 // call's visibility), which file a payload is (its identity, for table

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package recovery settles a write a dead writer left half-done. Every
 // write notes each file it is about to touch in an intent log first
 // (internal/journal); the next writer reads that log and settles the

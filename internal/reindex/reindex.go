@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package reindex keeps the derived catalog in step with the node files:
 // it rebuilds the whole catalog from a walk of the forest, indexes again
 // the files a write changed behind its back (a repaired write, a commit of

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package sniff is the engine behind the sniff primitive (C.6b): the
 // literal body scan, its memo (C.6b.1: the sniff_memo, sniff_cover and
 // sniff_terms tables of the catalog, with a hot copy in memory), the fold

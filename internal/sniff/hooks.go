@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package sniff
 
 // Hooks for the whole-forest tests of the root package, which drive the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package sqlguard judges the SQL that the query and tend primitives run
 // over a dataset's SQLite payload (spec C.5, C.10).
 //

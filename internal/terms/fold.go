@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package terms turns a caller's question into search terms (C.1.2 and
 // C.6c §2.2) and folds text for comparison (C.6b). locate, harvest and
 // sniff share these functions so that two readings of one intent cannot

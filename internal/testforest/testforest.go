@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package testforest gives tests the forests they stand on: the generated
 // fixture in a fresh temporary directory, the reference forest from the
 // interop data when it is present, and a digest of a whole tree for

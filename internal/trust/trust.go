@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package trust carries authority that only code inside this module can
 // hand out. The engine's trusted-ingest switches (G.2.5 "adopted", the
 // Gardener's refresh writes) take a Grant; a transport decodes JSON into

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package window reads the time windows of C.13: since/until bounds in
 // YYYY, YYYY-MM or YYYY-MM-DD form expanded to their period, over the
 // created or updated date, applied in SQL on the indexed column.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command vine is the command-line face of the forest engine.
 //
 // Run "vine help" for the list of commands and "vine help COMMAND" (or

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package wire is what the transport adapters (MCP, REST) share about
 // putting the engine on the wire: tool input schemas derived from the one
 // signature table, tool descriptions, the compact result encoding, the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package corpus writes a tree of real-looking text documents for the
 // Gardener's tests and benchmarks: nested department folders holding
 // runbooks, decision records, meeting notes and reports, in markdown and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command benchtable turns go test -bench output into a table of medians
 // over the runs (-count), each row checked against a targets file.
 //
