@@ -9,7 +9,7 @@ import (
 )
 
 // callShares are the parts of one traced call spent in the vector layer
-// (Part D, v0.68/v0.71): embedding the query, goal or toward text (memo
+// (Part D, spec 05): embedding the query, goal or toward text (memo
 // hits included), and the dense half of hybrid entry search (vector scan,
 // the rows it added, the fusion). Call installs a fresh one per call, so
 // a call nested inside another keeps its own shares and the outer event

@@ -549,7 +549,8 @@ func (v *Vine) fuseDense(ctx context.Context, query string, q locateQuery, lex [
 	}
 	ids = q.filter.scope.visible(ids) // hidden nodes hold no vector rank either
 	// The dense share is the whole leg but the query's embedding, which
-	// Nearest charged to the embed share (v0.71: kept apart).
+	// Nearest charged to the embed share: the trace keeps the two apart
+	// (spec 05, the vector layer's shares of a traced call).
 	defer func() { shares.addDense(time.Since(start) - (shares.embedSoFar() - embedBefore)) }()
 	inPool := make(map[string]bool, len(lex))
 	for _, c := range lex {

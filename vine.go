@@ -253,7 +253,7 @@ func (v *Vine) open(ctx context.Context) error {
 			return err
 		}
 	}
-	buildFold() // Warm builds the sniff fold table too (v0.69)
+	buildFold() // the first sniff must not pay for the fold table
 	return cat.Warm(ctx)
 }
 

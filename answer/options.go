@@ -16,8 +16,8 @@ import (
 
 // Limits and defaults of the composite (J.10).
 const (
-	// DefaultMaxTokens is the answer binding's completion cap (v0.63: a
-	// JSON reply with citations was cut at 600).
+	// DefaultMaxTokens is the answer binding's completion cap: room for
+	// a JSON reply with its citations, which 600 tokens cut short.
 	DefaultMaxTokens = 1500
 	// ReasoningExtra is added to the cap when the binding turns reasoning
 	// on, after any reply_tokens override.

@@ -242,7 +242,7 @@ func initWriter(conn *sqlite3.Conn) error {
 	if err := initConn(conn); err != nil {
 		return err
 	}
-	// Best effort (v0.29): a file system without shared memory refuses
+	// Best effort: a file system without shared memory refuses
 	// WAL; the catalog then keeps its journal mode and keeps working.
 	_ = conn.Exec(`PRAGMA journal_mode=WAL`)
 	// A rebuild writes the whole catalog through the WAL in one transaction;

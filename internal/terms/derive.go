@@ -159,7 +159,7 @@ func codeShaped(tok string) bool {
 func IsStopword(folded string) bool { return stopwords[folded] }
 
 // stopwords holds the reference list (C.6c §2.2) plus the Portuguese and
-// Spanish demonstratives of v0.67 and a few more function words, all
+// Spanish demonstratives and a few more function words (spec 05), all
 // folded. Only words a question carries for grammar belong here: a word
 // that can name a subject (report, plan, list) never does.
 var stopwords = setOf(
@@ -169,7 +169,7 @@ var stopwords = setOf(
 	// reference, Portuguese
 	"qual", "quais", "como", "para", "com", "das", "dos", "uma", "que", "quando",
 	"onde", "quem", "sobre", "foram", "pela", "pelo",
-	// v0.67: Portuguese and Spanish demonstratives
+	// Portuguese and Spanish demonstratives
 	"esta", "este", "estas", "estes", "isto", "esse", "essa", "esses", "essas", "isso",
 	"aquele", "aquela", "aqueles", "aquelas", "aquilo", "esto", "eso", "esa", "ese",
 	"estos", "esos", "esas", "aquel", "aquella", "aquello",
