@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode"
 
 	"github.com/monkeyllm/vine"
 )
@@ -75,6 +77,22 @@ func ExampleError() {
 	// Output:
 	// no forest there
 	// E_NOT_FOUND 404
+}
+
+// Read a question the way the engine compares words: fold it, split it
+// into words, and drop the grammar.
+func ExampleIsStopword() {
+	var words []string
+	for _, w := range strings.FieldsFunc(vine.Fold("Quais são os alertas de tempestade?"), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if len(w) >= 2 && !vine.IsStopword(w) {
+			words = append(words, w)
+		}
+	}
+	fmt.Println(words)
+	// Output:
+	// [sao os alertas de tempestade]
 }
 
 // One read of a node's body serves several reads of it: sniff it term by

@@ -15,8 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/answer"
-	"github.com/monkeyllm/vine/internal/terms"
 )
 
 // Question is one item of a question set. Expected nodes are the bananas:
@@ -142,10 +142,10 @@ func (r *Runner) Run(ctx context.Context, qs []Question) (*Report, error) {
 // precision is the share of cited nodes that are bananas.
 func score(arm string, q Question, t Trial) Record {
 	rec := Record{Arm: arm, Question: q.ID, Trial: t}
-	answer := terms.Fold(strings.ToLower(t.Answer))
+	answer := vine.Fold(strings.ToLower(t.Answer))
 	rec.Correct = t.Answer != "" && !t.Truncated
 	for _, want := range q.AnswerContains {
-		if !strings.Contains(answer, terms.Fold(strings.ToLower(want))) {
+		if !strings.Contains(answer, vine.Fold(strings.ToLower(want))) {
 			rec.Correct = false
 		}
 	}

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/answer"
 	"github.com/monkeyllm/vine/forest"
-	"github.com/monkeyllm/vine/internal/terms"
 )
 
 // Chunk is a retrievable passage: part of one node's body under its title.
@@ -176,10 +176,10 @@ func (ix *Index) Search(query string, k int, skip map[int]bool) []int {
 // one-character tokens.
 func tokenize(s string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(terms.Fold(s), func(r rune) bool {
+	for _, w := range strings.FieldsFunc(vine.Fold(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		if len([]rune(w)) >= 2 && !terms.IsStopword(w) {
+		if len([]rune(w)) >= 2 && !vine.IsStopword(w) {
 			out = append(out, w)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/internal/fixture"
+	"github.com/monkeyllm/vine/sample"
 )
 
 func main() {
@@ -45,11 +45,11 @@ func run(ctx context.Context) error {
 
 	step("The sample forest (the Maré Alta cooperative), built by internal/fixture")
 	dir := filepath.Join(tmp, "mare-alta")
-	man, err := fixture.Build(ctx, dir)
+	mare, err := sample.Build(ctx, dir)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d nodes in %d branches, %d declared links\n", len(man.Nodes), len(man.Branches), man.Edges)
+	fmt.Printf("%d nodes in %d branches, %d declared links\n", len(mare.Nodes), len(mare.Branches), mare.Links)
 
 	step("Open (writable: takes the writer lock, indexes an empty catalog)")
 	v, err := vine.Open(ctx, dir, nil)
@@ -85,7 +85,7 @@ func run(ctx context.Context) error {
 	defer reg.Close()
 	show(reg.List())
 
-	if err := callPrimitives(ctx, v, man); err != nil {
+	if err := callPrimitives(ctx, v, mare); err != nil {
 		return err
 	}
 	for _, f := range []func() error{
@@ -107,8 +107,8 @@ func run(ctx context.Context) error {
 
 // callPrimitives shows every served primitive through Call, the way the
 // CLI and the adapters reach them.
-func callPrimitives(ctx context.Context, v *vine.Vine, man *fixture.Manifest) error {
-	for _, c := range tourCalls(man) {
+func callPrimitives(ctx context.Context, v *vine.Vine, mare *sample.Forest) error {
+	for _, c := range tourCalls(mare) {
 		if _, ok := vine.LookupSignature(c.name); !ok {
 			continue
 		}
@@ -125,19 +125,19 @@ func callPrimitives(ctx context.Context, v *vine.Vine, man *fixture.Manifest) er
 
 type call struct{ name, args string }
 
-func tourCalls(man *fixture.Manifest) []call {
+func tourCalls(mare *sample.Forest) []call {
 	return []call{
 		{"locate", `{"query": "storm alert thresholds for the buoys", "k": 3}`},
 		{"sniff", `{"terms": ["Itapuã", "radio"], "k": 3}`},
 		{"harvest", `{"query": "why did the ice plant stop in July?", "k": 2}`},
 		{"look", fmt.Sprintf(`{"id": %q}`, "projects/tidewatch/_index")},
 		{"move", `{"id": "concepts/swell", "direction": "both"}`},
-		{"pick", fmt.Sprintf(`{"id": %q, "section": "Chapter 2"}`, man.Large)},
+		{"pick", fmt.Sprintf(`{"id": %q, "section": "Chapter 2"}`, mare.Large)},
 		{"scan", `{"parent_id": "events/_index", "fields": ["id", "title", "created"]}`},
 		{"calendar", `{"granularity": "year"}`},
 		{"coverage", `{}`},
-		{"query", fmt.Sprintf(`{"id": %q, "sql": "SELECT account, ROUND(SUM(amount), 2) AS total FROM ledger GROUP BY account ORDER BY total"}`, man.Dataset)},
-		{"query", fmt.Sprintf(`{"id": %q, "sql": "DELETE FROM ledger"}`, man.Dataset)},
+		{"query", fmt.Sprintf(`{"id": %q, "sql": "SELECT account, ROUND(SUM(amount), 2) AS total FROM ledger GROUP BY account ORDER BY total"}`, mare.Dataset)},
+		{"query", fmt.Sprintf(`{"id": %q, "sql": "DELETE FROM ledger"}`, mare.Dataset)},
 		{"plant", `{"node": {"id": "operations/night-watch", "type": "note", "title": "Night watch", "parent": "operations/_index",
 			"summary": "Night watch rota for the harbour office: two people, 22:00-06:00, radio on channel 16.",
 			"body": "## Rota\n\nAna and Tomás, Mondays to Thursdays."}}`},
