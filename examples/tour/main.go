@@ -43,7 +43,7 @@ func run(ctx context.Context) error {
 	res.Root = "<tmp>/empty"
 	show(res)
 
-	step("The sample forest (the Maré Alta cooperative), built by internal/fixture")
+	step("The sample forest (the Maré Alta cooperative), built by package sample")
 	dir := filepath.Join(tmp, "mare-alta")
 	mare, err := sample.Build(ctx, dir)
 	if err != nil {
