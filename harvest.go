@@ -48,8 +48,9 @@ type HarvestOptions struct {
 	Hybrid bool
 }
 
-// HarvestResult is a harvest sweep: the question, the terms it searched bodies for, the
-// ranked items, what supersession excluded, and the window facts.
+// HarvestResult is a harvest sweep: the question, the terms it searched
+// bodies for, the ranked items, what supersession excluded, and the
+// window facts.
 type HarvestResult struct {
 	Query              string            `json:"query"`
 	Terms              []string          `json:"terms"`
@@ -82,8 +83,9 @@ type HarvestItem struct {
 	Notes        string         `json:"notes,omitempty"`
 }
 
-// HarvestBlock is a piece of an item's body: the whole body (section null), a
-// matched section, or, when neither fits, the outline with a hint.
+// HarvestBlock is a piece of an item's body: the whole body (section
+// null), a matched section, or, when neither fits, the outline with a
+// hint.
 type HarvestBlock struct {
 	Section    *string  `json:"section"`
 	Body       *string  `json:"body,omitempty"`
@@ -92,8 +94,8 @@ type HarvestBlock struct {
 	Hint       string   `json:"hint,omitempty"`
 }
 
-// HarvestExcluded names a candidate that gave its seat because live nodes
-// supersede it.
+// HarvestExcluded names a candidate that gave its seat because live
+// nodes supersede it.
 type HarvestExcluded struct {
 	ID string   `json:"id"`
 	By []string `json:"by"`

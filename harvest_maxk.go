@@ -16,12 +16,12 @@ import (
 // process, so its cap is the process's too.
 var harvestMaxKSetting atomic.Pointer[string]
 
-// SetHarvestMaxK sets the operator's cap on k (C.6c §2.3) for every sweep in
-// the process, from the setting's text as the operator wrote it: blank
-// means HarvestDefaultMaxK. A setting that is not an integer >= 1 is kept, and
-// every sweep refuses it with E_SCHEMA naming HarvestMaxKEnv, never rounding
-// or defaulting it. The cap bounds the item count only; the budget stays
-// the outer wall.
+// SetHarvestMaxK sets the operator's cap on k (C.6c §2.3) for every
+// harvest sweep in the process, from the setting's text as the operator
+// wrote it: blank means HarvestDefaultMaxK. A setting that is not an
+// integer >= 1 is kept, and every sweep refuses it with E_SCHEMA naming
+// HarvestMaxKEnv, never rounding or defaulting it. The cap bounds the
+// item count only; the budget stays the outer wall.
 //
 // Configuration reaches the library through the host: adapters/cli/vine
 // passes MONKEYLLM_HARVEST_MAX_K here before every command, and a host
@@ -29,9 +29,9 @@ var harvestMaxKSetting atomic.Pointer[string]
 // concurrently with sweeps.
 func SetHarvestMaxK(setting string) { harvestMaxKSetting.Store(&setting) }
 
-// HarvestMaxK is the cap sweeps clamp k to now: the operator's setting, or
-// HarvestDefaultMaxK when there is none or it is malformed (the sweep itself
-// refuses a malformed one). A consumer that keys work by the effective k
+// HarvestMaxK is the cap sweeps clamp k to now: the operator's setting,
+// or HarvestDefaultMaxK when there is none or it is malformed (the sweep
+// itself refuses a malformed one). A consumer that keys work by the effective k
 // (the answer store) reads it here.
 func HarvestMaxK() int {
 	n, err := parseHarvestMaxK()
