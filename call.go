@@ -31,10 +31,10 @@ func register(p primitive) {
 	table = append(table, p)
 }
 
-// Register adds a composite built on the engine (such as harvest) to the
-// signature table, so every transport serves it with the same argument
-// validation as the primitives. Call it from an init function; a name
-// registered twice panics, as http.Handle does.
+// Register adds a composite built on the engine (such as answer's
+// sweep) to the signature table, so every transport serves it with the
+// same argument validation as the primitives. Call it from an init
+// function; a name registered twice panics, as http.Handle does.
 func Register(sig Signature, run func(ctx context.Context, v *Vine, a Args) (any, error)) {
 	register(primitive{sig: sig, run: run})
 }
@@ -62,8 +62,7 @@ func LookupSignature(name string) (Signature, bool) {
 // compositePackages names the packages that register the composites the
 // specification defines, for the hint of a program that did not link one.
 var compositePackages = map[string]string{
-	"harvest": "github.com/monkeyllm/vine/harvest",
-	"answer":  "github.com/monkeyllm/vine/answer",
+	"answer": "github.com/monkeyllm/vine/answer",
 }
 
 // unknownPrimitive refuses a name no primitive answers to, naming the

@@ -47,9 +47,9 @@
 // [Vine.Scan] lists a branch, [Vine.Sniff] and [Vine.SniffEach] search
 // bodies for literal terms, [Vine.Calendar], [Vine.Coverage] and
 // [Vine.History] tell what the forest holds and when it changed, and
-// [Vine.View] locates a media node's image. The harvest composite of spec
-// 05 (composite retrieval) fuses locate and sniff into one answer of
-// evidence; see [github.com/monkeyllm/vine/harvest].
+// [Vine.View] locates a media node's image. [Vine.Harvest], the
+// zero-model primitive of spec 05 (composite retrieval), fuses locate and
+// sniff into one answer of evidence.
 //
 // # Writing
 //
@@ -109,7 +109,8 @@
 //
 // [Vine.Call] runs any primitive by name with JSON arguments, validated
 // against one signature table ([Signatures]); every transport goes through
-// it, and composites such as harvest join it with [Register]. A host
+// it, and composites built on the engine (such as answer's sweep) join it
+// with [Register]. A host
 // serves each principal through [Vine.Scoped] with a [Policy], as spec 08
 // (surfaces and policy) says: a node outside the policy answers exactly as an
 // absent one, and a missing capability answers [EForbidden].
@@ -132,10 +133,10 @@
 //     spec 05 (vectors).
 //   - [github.com/monkeyllm/vine/payload]: fetching remote dataset
 //     payloads into the cache.
-//   - [github.com/monkeyllm/vine/harvest] and
-//     [github.com/monkeyllm/vine/answer]: the composites of spec 05
-//     (composite retrieval): zero-model evidence, and answers written
-//     by a model.
+//   - [github.com/monkeyllm/vine/answer]: the composites of spec 05
+//     (composite retrieval) whose answers a model writes; the
+//     zero-model evidence is the root's [Vine.Harvest]
+//     ([github.com/monkeyllm/vine/harvest] keeps its earlier API).
 //   - [github.com/monkeyllm/vine/model]: the chat-model contract.
 //   - [github.com/monkeyllm/vine/gardener]: ingest of document trees, spec
 //     06 (gardener).

@@ -257,3 +257,32 @@ func ExampleVine_Records() {
 	// Output:
 	// 1 dataset Tide table
 }
+
+// Harvest gives a model the evidence for a question in one call, with no
+// model of its own: entry search and body search fused, each item served
+// as its whole body or its matched sections, within one 4000-token wall.
+// Every transport serves it as the "harvest" primitive.
+func ExampleVine_Harvest() {
+	ctx := context.Background()
+	v, done, err := newExampleForest(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer done()
+
+	res, err := v.Harvest(ctx, "what do crews do when the siren sounds", vine.HarvestOptions{K: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("terms:", res.Terms)
+	for _, it := range res.Results {
+		fmt.Println(it.ID, it.FoundBy)
+		for _, b := range it.Content {
+			fmt.Printf("%q\n", *b.Body)
+		}
+	}
+	// Output:
+	// terms: [crews siren sounds]
+	// harbour/storm-drill [locate sniff]
+	// "## Warning\n\nThe siren sounds three times; crews stop loading.\n\n## Moorings\n\nDouble every mooring line and close the breakwater gate.\n\n## All clear\n\nThe harbour master calls the all clear on channel 16.\n"
+}

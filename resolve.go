@@ -177,7 +177,7 @@ func scopePrefix(ctx context.Context, cat *catalog.Catalog, scope string) (prefi
 }
 
 // Record is the catalog row of a node addressed from outside (wire, host
-// or a composite such as harvest): the id is contained, a file without a
+// or a reader such as a harvest sweep): the id is contained, a file without a
 // row is indexed on the spot, and a moved id answers E_MOVED.
 func (v *Vine) Record(ctx context.Context, id string) (catalog.Record, error) {
 	return v.resolver.resolve(ctx, id)

@@ -35,7 +35,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/internal/fixture"
 )
 
@@ -245,7 +244,7 @@ func scaleCases(tb testing.TB, v *vine.Vine, f *scaleForest) []scaleCase {
 			return err0(v.Query(ctx, man.Dataset, "SELECT day, value FROM readings WHERE station = 'reef' AND value > 39"))
 		}},
 		{"harvest/question", func(ctx context.Context) error {
-			return err0(harvest.Harvest(ctx, harvest.Engine(v), harvestQ, harvest.Options{}))
+			return err0(v.Harvest(ctx, harvestQ, vine.HarvestOptions{}))
 		}},
 	}
 	if f.hasRepo() {

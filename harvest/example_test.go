@@ -41,8 +41,8 @@ func ExampleHarvest() {
 	// "## Warning\n\nThe siren sounds three times; crews stop loading and double the moorings.\n"
 }
 
-// Importing this package registers the "harvest" primitive, so every
-// transport built on Vine.Call serves it too.
+// Signature names the "harvest" primitive of the root's signature table,
+// which every transport built on Vine.Call serves.
 func ExampleSignature() {
 	ctx := context.Background()
 	v, done, err := drillForest(ctx)

@@ -46,7 +46,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
-	_ "github.com/monkeyllm/vine/harvest" // harvest is one of the served tools
 )
 
 // Options configure a server. The zero value serves with the build's

@@ -18,7 +18,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/rest"
-	_ "github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/internal/fixture"
 	"github.com/monkeyllm/vine/internal/testforest"
 )

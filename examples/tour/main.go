@@ -15,8 +15,6 @@ import (
 	"os"
 	"path/filepath"
 
-	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
-
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/sample"
 )

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/monkeyllm/vine/harvest"
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/payload"
 )
 
@@ -19,7 +19,7 @@ import (
 // packages, once per command, so a variable changed between commands of
 // one process (the tests) is read anew.
 func configureFromEnv() {
-	harvest.SetMaxK(os.Getenv(harvest.MaxKEnv))
+	vine.SetHarvestMaxK(os.Getenv(vine.HarvestMaxKEnv))
 }
 
 // payloadFetcher is the fetcher of remote payloads for a forest the

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monkeyllm/vine/harvest"
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/internal/testforest"
 	"github.com/monkeyllm/vine/payload"
 )
@@ -49,21 +49,21 @@ func TestS3SettingsFromTheEnvironment(t *testing.T) {
 }
 
 // TestHarvestCapFromTheEnvironment: MONKEYLLM_HARVEST_MAX_K reaches the
-// harvest composite through the command, read anew for every command; a
+// harvest primitive through the command, read anew for every command; a
 // malformed cap is refused by the sweep, naming the variable.
 func TestHarvestCapFromTheEnvironment(t *testing.T) {
-	t.Cleanup(func() { harvest.SetMaxK("") })
+	t.Cleanup(func() { vine.SetHarvestMaxK("") })
 	dir, _ := testforest.Fixture(t)
-	t.Setenv(harvest.MaxKEnv, "1")
+	t.Setenv(vine.HarvestMaxKEnv, "1")
 	code, out, _ := runCLI(t, "", "call", "harvest", "--forest", dir, `{"query": "cooperative members", "k": 5}`)
 	require.Equal(t, exitOK, code, out)
-	var res harvest.Result
+	var res vine.HarvestResult
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	assert.Len(t, res.Results, 1, "k 5 under cap 1")
 
-	t.Setenv(harvest.MaxKEnv, "banana")
+	t.Setenv(vine.HarvestMaxKEnv, "banana")
 	code, out, _ = runCLI(t, "", "call", "harvest", "--forest", dir, `{"query": "cooperative members"}`)
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, out, `"E_SCHEMA"`)
-	assert.Contains(t, out, harvest.MaxKEnv)
+	assert.Contains(t, out, vine.HarvestMaxKEnv)
 }

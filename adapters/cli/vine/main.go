@@ -42,8 +42,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v3"
-
-	_ "github.com/monkeyllm/vine/harvest" // registers the harvest composite
 )
 
 func main() {

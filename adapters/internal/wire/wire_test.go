@@ -19,7 +19,6 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/keys"
-	_ "github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package harvest_test
+package vine_test
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/internal/fixture"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -22,13 +21,12 @@ func BenchmarkHarvestFixture(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer v.Close()
-	r := harvest.Engine(v)
 	ctx := context.Background()
-	if _, err := harvest.Harvest(ctx, r, "storm alert thresholds for the Tidewatch buoys", harvest.Options{}); err != nil {
+	if _, err := v.Harvest(ctx, "storm alert thresholds for the Tidewatch buoys", vine.HarvestOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := harvest.Harvest(ctx, r, "storm alert thresholds for the Tidewatch buoys", harvest.Options{}); err != nil {
+		if _, err := v.Harvest(ctx, "storm alert thresholds for the Tidewatch buoys", vine.HarvestOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,18 +66,17 @@ func BenchmarkHarvestCorpus(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := "what do the documents say about " + rec.Title + "?"
-	if _, err := harvest.Harvest(ctx, harvest.Engine(v), q, harvest.Options{}); err != nil {
+	if _, err := v.Harvest(ctx, q, vine.HarvestOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	v.Close() // waits for the memo to be stored
 	v = open()
 	defer v.Close()
-	r := harvest.Engine(v)
-	if _, err := harvest.Harvest(ctx, r, q, harvest.Options{}); err != nil {
+	if _, err := v.Harvest(ctx, q, vine.HarvestOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := harvest.Harvest(ctx, r, q, harvest.Options{}); err != nil {
+		if _, err := v.Harvest(ctx, q, vine.HarvestOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

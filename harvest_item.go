@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package harvest
+package vine
 
 import (
 	"context"
@@ -8,15 +8,14 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/forest"
 )
 
 // buildItems assembles the seats side by side, each from its own reads;
 // the items keep the seats' order. The first is built on the caller's
 // goroutine, whose stack is grown already (see runLegs).
-func buildItems(ctx context.Context, r Reader, seats []*candidate, searchTerms []string) []Item {
-	items := make([]Item, len(seats))
+func buildItems(ctx context.Context, r HarvestReader, seats []*harvestCandidate, searchTerms []string) []HarvestItem {
+	items := make([]HarvestItem, len(seats))
 	var wg sync.WaitGroup
 	for i, c := range seats[min(1, len(seats)):] {
 		wg.Go(func() { items[i+1] = buildItem(ctx, r, c, searchTerms) })
@@ -30,9 +29,9 @@ func buildItems(ctx context.Context, r Reader, seats []*candidate, searchTerms [
 
 // buildItem assembles one seat: metadata from the locate hit (else the
 // sniff hit and the catalog row), refined matches, content, notes.
-func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string) Item {
-	it := Item{ID: c.id, Score: round4(c.score), Created: c.rec.Created, Updated: c.rec.Updated,
-		Matches: []vine.SniffMatch{}, Content: []Block{}}
+func buildItem(ctx context.Context, r HarvestReader, c *harvestCandidate, searchTerms []string) HarvestItem {
+	it := HarvestItem{ID: c.id, Score: round4(c.score), Created: c.rec.Created, Updated: c.rec.Updated,
+		Matches: []SniffMatch{}, Content: []HarvestBlock{}}
 	switch {
 	case c.loc != nil:
 		it.Title, it.Type, it.Trail, it.Summary, it.BodyTokens = c.loc.Title, c.loc.Type, c.loc.Trail, c.loc.Summary, c.loc.BodyTokens
@@ -49,9 +48,9 @@ func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string
 	node := readsOf(ctx, r, c)
 	if c.sniff != nil {
 		it.FoundBy = append(it.FoundBy, "sniff")
-		it.Matches = refine(ctx, node, c, searchTerms)
+		it.Matches = refineMatches(ctx, node, c, searchTerms)
 	}
-	it.Content = content(ctx, node, c, it.Matches)
+	it.Content = itemContent(ctx, node, c, it.Matches)
 	if it.Type == "dataset" || it.Type == "media" {
 		if notes, err := r.Notes(ctx, c.id); err == nil {
 			it.Notes = notes
@@ -64,12 +63,12 @@ func buildItem(ctx context.Context, r Reader, c *candidate, searchTerms []string
 // term first, so a rare exact term is not drowned by common ones under
 // sniff's three-per-node cap (C.6c rule 2). Index items keep their global
 // matches: scoping sniff to an index would search its whole subtree.
-func refine(ctx context.Context, node nodeReads, c *candidate, searchTerms []string) []vine.SniffMatch {
+func refineMatches(ctx context.Context, node nodeReads, c *harvestCandidate, searchTerms []string) []SniffMatch {
 	global := c.sniff.Matches
 	if forest.IsIndex(c.id) || len(searchTerms) == 0 {
 		return nonNilMatches(global)
 	}
-	var hits []vine.SniffHit
+	var hits []SniffHit
 	if each, err := node.SniffEach(ctx, searchTerms); err == nil {
 		for _, h := range each {
 			if h.MatchCount > 0 {
@@ -77,20 +76,20 @@ func refine(ctx context.Context, node nodeReads, c *candidate, searchTerms []str
 			}
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b vine.SniffHit) int { return a.MatchCount - b.MatchCount })
+	slices.SortStableFunc(hits, func(a, b SniffHit) int { return a.MatchCount - b.MatchCount })
 	type key struct {
 		section string
 		line    int
 	}
 	seen := map[key]bool{}
-	var out []vine.SniffMatch
+	var out []SniffMatch
 	for _, h := range hits {
 		for _, m := range h.Matches {
 			k := key{line: m.Line}
 			if m.Section != nil {
 				k.section = *m.Section
 			}
-			if seen[k] || len(out) == MaxMatches {
+			if seen[k] || len(out) == HarvestMaxMatches {
 				continue
 			}
 			seen[k] = true
@@ -105,37 +104,37 @@ func refine(ctx context.Context, node nodeReads, c *candidate, searchTerms []str
 
 // content serves the body whole when it is small, else up to two matched
 // sections whole, else the outline with a hint. Bodies are never sliced.
-func content(ctx context.Context, node nodeReads, c *candidate, matches []vine.SniffMatch) []Block {
-	whole, err := node.Pick(ctx, vine.PickOptions{})
+func itemContent(ctx context.Context, node nodeReads, c *harvestCandidate, matches []SniffMatch) []HarvestBlock {
+	whole, err := node.Pick(ctx, PickOptions{})
 	if err != nil {
-		return []Block{}
+		return []HarvestBlock{}
 	}
-	if whole.Shape == vine.ContentBody && !whole.Truncated && whole.BodyTokens <= WholeBodyTokens {
-		return []Block{{Body: &whole.Body, BodyTokens: whole.BodyTokens}}
+	if whole.Shape == ContentBody && !whole.Truncated && whole.BodyTokens <= HarvestWholeBodyTokens {
+		return []HarvestBlock{{Body: &whole.Body, BodyTokens: whole.BodyTokens}}
 	}
-	var blocks []Block
+	var blocks []HarvestBlock
 	var sections []string
 	for _, m := range matches {
-		if m.Section != nil && !slices.Contains(sections, *m.Section) && len(sections) < MaxSections {
+		if m.Section != nil && !slices.Contains(sections, *m.Section) && len(sections) < HarvestMaxSections {
 			sections = append(sections, *m.Section)
 		}
 	}
 	for _, s := range sections {
-		sec, err := node.Pick(ctx, vine.PickOptions{Section: s})
+		sec, err := node.Pick(ctx, PickOptions{Section: s})
 		if err != nil || sec.Cut {
 			continue
 		}
 		name := s
-		blocks = append(blocks, Block{Section: &name, Body: &sec.Body, BodyTokens: sec.BodyTokens})
+		blocks = append(blocks, HarvestBlock{Section: &name, Body: &sec.Body, BodyTokens: sec.BodyTokens})
 	}
 	if len(blocks) > 0 {
 		return blocks
 	}
 	if !c.found {
-		return []Block{}
+		return []HarvestBlock{}
 	}
 	rec := c.rec
-	return []Block{{Outline: nonNil(rec.Outline), BodyTokens: rec.BodyTokens,
+	return []HarvestBlock{{Outline: nonNilStrings(rec.Outline), BodyTokens: rec.BodyTokens,
 		Hint: fmt.Sprintf("The body is %d tokens; read one part with pick(id, section=<header from outline>) "+
 			"or page it with pick(id, after=\"\").", rec.BodyTokens)}}
 }
@@ -146,7 +145,7 @@ func content(ctx context.Context, node nodeReads, c *candidate, matches []vine.S
 // A selected item that a live node supersedes lists that node too, even
 // when it is not selected. Both read the items' in-edges, which seating
 // has mostly read already.
-func annotate(ctx context.Context, r Reader, seats []*candidate, items []Item, includeSuperseded bool) error {
+func annotateSupersession(ctx context.Context, r HarvestReader, seats []*harvestCandidate, items []HarvestItem, includeSuperseded bool) error {
 	index := map[string]int{}
 	for i, it := range items {
 		index[it.ID] = i
@@ -180,7 +179,7 @@ func annotate(ctx context.Context, r Reader, seats []*candidate, items []Item, i
 
 // windowFacts echoes the window of the legs: undated_excluded is the
 // larger of the two.
-func (l *legs) windowFacts(res *Result) {
+func (l *harvestLegs) windowFacts(res *HarvestResult) {
 	res.Window = l.loc.Window
 	res.UndatedExcluded = l.loc.UndatedExcluded
 	if l.sniff != nil && l.sniff.UndatedExcluded > res.UndatedExcluded {
@@ -191,7 +190,7 @@ func (l *legs) windowFacts(res *Result) {
 // emptyFacts explains an empty sweep without naming forest content: the
 // locate leg's count of searched nodes (else sniff's), and for a window
 // the locate leg's window-aware hint.
-func (l *legs) emptyFacts(res *Result) {
+func (l *harvestLegs) emptyFacts(res *HarvestResult) {
 	switch {
 	case l.loc.Searched != nil:
 		res.Searched = l.loc.Searched
@@ -202,16 +201,16 @@ func (l *legs) emptyFacts(res *Result) {
 		n := 0
 		res.Searched = &n
 	}
-	res.Hint = emptyHint
+	res.Hint = harvestEmptyHint
 	if res.Window != nil && l.loc.MatchedWindow != nil {
 		res.MatchedWindow = l.loc.MatchedWindow
 		res.Hint = l.loc.Hint
 	}
 }
 
-func nonNilMatches(m []vine.SniffMatch) []vine.SniffMatch {
+func nonNilMatches(m []SniffMatch) []SniffMatch {
 	if m == nil {
-		return []vine.SniffMatch{}
+		return []SniffMatch{}
 	}
 	return m
 }
