@@ -247,6 +247,10 @@ func (s *server) call(ctx context.Context, who *keys.Principal, sig vine.Signatu
 	}
 	out, err := sc.Call(ctx, sig.Name, args)
 	if err != nil {
+		if vine.CodeOf(vine.AsError(sig.Name, err)) == vine.EInternal {
+			// The envelope's hint sends the operator here for the detail.
+			s.log.Error("tool failed", "tool", sig.Name, "err", vine.ErrorDetail(err))
+		}
 		return refused(sig.Name, err)
 	}
 	if view, ok := out.(*vine.ViewResult); ok {
