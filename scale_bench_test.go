@@ -330,8 +330,12 @@ func reportLaps(b *testing.B, laps []time.Duration) {
 // or cold (memo emptied before each call; the fold cache stays, as it
 // does between calls of a real server).
 func benchSniff(b *testing.B, v *vine.Vine, f *scaleForest, cold bool) {
+	benchSniffTerms(b, v, sniffTerms(b, v, f.Manifest), cold)
+}
+
+// benchSniffTerms is benchSniff of the given terms.
+func benchSniffTerms(b *testing.B, v *vine.Vine, terms []string, cold bool) {
 	ctx := context.Background()
-	terms := sniffTerms(b, v, f.Manifest)
 	sniff := func() error { _, err := v.Sniff(ctx, terms, vine.SniffOptions{}); return err }
 	if err := sniff(); err != nil {
 		b.Fatal(err)
