@@ -13,6 +13,8 @@
 //	GET  /v1/metrics                            unauthenticated, with Options.Metrics: Prometheus
 //	GET  /v1/forests/{forest}/payload/{node...} a media node's bytes
 //	GET  /v1/forests/{forest}/export/{node...}  markdown; ?recursive=true zips a branch
+//	GET  /v1/forests/{forest}/graph             map: nodes and edges (?scope=&limit=)
+//	GET  /v1/forests/{forest}/trails            map: persistent heat (?scope=&limit=)
 //	POST /v1/forests/{forest}/ingest            202 {job} + Location, or wait: true
 //	GET  /v1/forests/{forest}/jobs[/{job}]      ?after=<next> pages; POST …/jobs/{job}/cancel
 //	POST /v1/admin/reindex                      {forest}
