@@ -21,8 +21,8 @@ func TestMapRoutes(t *testing.T) {
 			Degree int    `json:"degree"`
 		} `json:"nodes"`
 		Edges     []struct{ Src, Dst string } `json:"edges"`
-		Truncated bool                       `json:"truncated"`
-		Derived   bool                       `json:"derived"`
+		Truncated bool                        `json:"truncated"`
+		Derived   bool                        `json:"derived"`
 	}
 	full := st.do("GET", base+"/graph", keyFull, "")
 	require.Equal(t, http.StatusOK, full.status, full.body)
@@ -52,7 +52,7 @@ func TestMapRoutes(t *testing.T) {
 
 	for _, c := range []struct {
 		target, key, code string
-		status             int
+		status            int
 	}{
 		{base + "/graph?limit=many", keyFull, "E_SCHEMA", http.StatusBadRequest},
 		{base + "/graph?depth=2", keyFull, "E_SCHEMA", http.StatusBadRequest},
