@@ -100,6 +100,14 @@ func (r *Registry) Forest(ctx context.Context, id string) (*Vine, error) {
 	return v, nil
 }
 
+// Dir resolves a forest id to its directory without opening the forest,
+// with Forest's refusals: diagnostics such as a lock probe must work
+// precisely when a forest will not open.
+func (r *Registry) Dir(id string) (string, error) {
+	_, dir, err := r.resolve(id)
+	return dir, err
+}
+
 func (r *Registry) resolve(id string) (key, dir string, err error) {
 	if r.single {
 		name := filepath.Base(r.root)

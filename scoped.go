@@ -122,3 +122,18 @@ func (sc *Scoped) Dir() string { return sc.v.Dir() }
 
 // ReadOnly reports whether the underlying forest was opened read-only.
 func (sc *Scoped) ReadOnly() bool { return sc.v.ReadOnly() }
+
+// Has reports whether p grants c (admin grants every capability); a
+// policy naming an unknown capability grants nothing. Hosts gate routes
+// that open no forest with it.
+func (p Policy) Has(c Capability) bool {
+	s, err := compilePolicy(p)
+	return err == nil && s.has(c)
+}
+
+// Unrestricted reports whether p sees the whole forest with no deny, as
+// Scoped.Unrestricted does, without a forest at hand.
+func (p Policy) Unrestricted() bool {
+	s, err := compilePolicy(p)
+	return err == nil && !s.restricted()
+}
