@@ -50,10 +50,11 @@ func writeEnvelope(w http.ResponseWriter, status int, e *vine.Error) {
 	w.Write(e.Body())
 }
 
-// routeList is what a caller who missed every route is told exists.
-const routeList = "routes: GET /v1/health, GET /v1/forests, GET /v1/me, POST /v1/forests/{forest}/{primitive}, " +
-	"GET /v1/forests/{forest}/payload/{node}, GET /v1/forests/{forest}/export/{node}, " +
-	"GET /v1/forests/{forest}/jobs[/{job}], POST /v1/forests/{forest}/jobs/{job}/cancel, POST /v1/admin/reindex"
+// routeList is what a caller who missed every route is told exists: the
+// OpenAPI document lists every route, so the hint cannot go stale as
+// routes are added, and it is the same whatever state the server is in.
+const routeList = "the routes this server serves are listed by GET /v1/openapi.json; " +
+	"primitives are POST /v1/forests/{forest}/{primitive}"
 
 // noEndpoint answers a path no route serves. The path is quoted in its
 // escaped form, bounded, so nothing a caller sent is echoed raw.

@@ -149,6 +149,11 @@ type Options struct {
 	// beside its own; nil keeps no metrics.
 	Metrics *prometheus.Registry
 
+	// SnapshotDir is where the maintenance routes keep snapshots, one
+	// folder per forest id; it must lie outside every forest. Empty
+	// means the snapshot routes answer that this server keeps none.
+	SnapshotDir string
+
 	// RateLimit, when set, bounds each key's request rate: past it a
 	// request answers 429 E_FORBIDDEN with Retry-After (spec 08 §3). Health, the
 	// OpenAPI document and metrics are not limited. Nil is no limit.

@@ -37,6 +37,14 @@ func (s *Server) table() []route {
 		{"GET", "/v1/forests/{forest}/jobs/{job}", "job", "one ingest job", true, s.getJob},
 		{"POST", "/v1/forests/{forest}/jobs/{job}/cancel", "cancel", "stop a job at its next step", true, s.cancelJob},
 		{"POST", "/v1/admin/reindex", "reindex", "rebuild a forest's catalog from its files", true, s.reindex},
+		{"GET", "/v1/admin/health", "health-report", "the Ranger's health report of a whole forest (?forest=)", true, s.adminHealth},
+		{"GET", "/v1/admin/snapshots", "snapshots", "a forest's snapshot files, newest first (?forest=)", true, s.snapshots},
+		{"POST", "/v1/admin/snapshots", "snapshot", "pack a forest into a snapshot file on the host", true, s.takeSnapshot},
+		{"GET", "/v1/admin/snapshots/{forest}/{file}", "snapshot-download", "a snapshot file's bytes; owner only", true, s.downloadSnapshot},
+		{"GET", "/v1/admin/locks", "locks", "the writer lock's state, probed without opening the forest (?forest=)", true, s.locks},
+		{"POST", "/v1/admin/unlock", "unlock", "remove an orphaned writer lock", true, s.unlock},
+		{"GET", "/v1/admin/canopy", "canopy-status", "the dense layer's state (?forest=)", true, s.canopyStatus},
+		{"POST", "/v1/admin/canopy", "canopy", "build the dense layer, or refresh its stale nodes", true, s.canopyBuild},
 	}
 	if s.metrics != nil {
 		rts = append(rts, route{"GET", "/v1/metrics", "metrics", "Prometheus metrics; no key", false, s.metricsRoute})

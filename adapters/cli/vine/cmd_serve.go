@@ -64,6 +64,7 @@ type serveConfig struct {
 	metrics    bool       // --metrics: Prometheus at /v1/metrics
 	ratePerSec float64    // --rate-limit: requests per second per key
 	rateBurst  int        // --rate-burst
+	snapshots  string     // --snapshots: where the maintenance routes keep snapshots
 }
 
 func serveCommand() *cli.Command {
@@ -98,6 +99,7 @@ MONKEYLLM_INGEST_ROOTS: see "Configuration" in the README.`,
 			&cli.BoolFlag{Name: "metrics", Usage: "HTTP: serve Prometheus metrics at /v1/metrics"},
 			&cli.FloatFlag{Name: "rate-limit", Usage: "HTTP: at most `N` requests per second per key (429 with Retry-After past it; 0 is no limit)"},
 			&cli.IntFlag{Name: "rate-burst", Usage: "HTTP: requests a key may send at once under --rate-limit (default max(1, N))"},
+			&cli.StringFlag{Name: "snapshots", Usage: "HTTP: `DIR` (outside every forest) where /v1/admin/snapshots keeps snapshot files"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdServe(ctx, c, envOf(c))) },
 	}
@@ -110,7 +112,7 @@ func serveConfigOf(cmd *cli.Command, stderr io.Writer) (serveConfig, bool) {
 		noWarm: cmd.Bool("no-warm"), warmSet: cmd.IsSet("no-warm"), fileRoot: cmd.String("file-root"),
 		modelEndpoint: cmd.String("model-endpoint"), model: cmd.String("model"),
 		accessLog: cmd.Bool("access-log"), cors: cmd.StringSlice("cors-origin"), metrics: cmd.Bool("metrics"),
-		ratePerSec: cmd.Float("rate-limit"), rateBurst: int(cmd.Int("rate-burst")),
+		ratePerSec: cmd.Float("rate-limit"), rateBurst: int(cmd.Int("rate-burst")), snapshots: cmd.String("snapshots"),
 	}
 	if !logSettings(cmd, &c, stderr) {
 		return c, false
@@ -261,7 +263,7 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	// REST and MCP share one allow-list: a Host refused on one is refused
 	// on the other, and health reports what /mcp would do.
 	ropts := &rest.Options{AllowedHosts: hosts, Keys: resolver, ReadOnly: c.readOnly, MCP: wire.NewHosts(hosts), Logger: log,
-		IngestRoots: roots, ModelConcurrency: envInt(modelEnv, 8), CORSOrigins: c.cors}
+		IngestRoots: roots, ModelConcurrency: envInt(modelEnv, 8), CORSOrigins: c.cors, SnapshotDir: c.snapshots}
 	c.observability(ropts, log)
 	if n := envInt(readersEnv, rest.DefaultReaders); n > 0 {
 		ropts.Readers = n
