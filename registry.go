@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -192,6 +194,39 @@ func (r *Registry) List() Listing {
 		out.Forests = append(out.Forests, e)
 	}
 	return out
+}
+
+// forestName is what a new forest's id may be (J.7): checked as a name
+// before it is a path, so it can never name a separator or a relative
+// segment.
+var forestName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// Create makes a new, empty forest named id below the root, exactly as
+// Init does (J.7). Only a registry serves more than one forest: single
+// mode, a read-only registry, an id that is not a plain name, and an id
+// already in use (never adopted: matching a name must not hand over
+// someone's forest) are refused with E_SCHEMA or E_READONLY. On failure
+// nothing is left behind.
+func (r *Registry) Create(ctx context.Context, id, title string, opts *InitOptions) (*InitResult, error) {
+	switch {
+	case r.single:
+		return nil, envelope.New(envelope.Schema, "this server serves a single forest; forests are created in registry mode",
+			"serve a directory of forests (vine serve --forests DIR) to create them over the API")
+	case r.opts.ReadOnly:
+		return nil, envelope.New(envelope.ReadOnly, "this server serves read-only forests",
+			"restart it writable to create forests")
+	case !forestName.MatchString(id):
+		return nil, envelope.New(envelope.Schema, "forest id must be a plain name: "+strconv.Quote(id),
+			"lowercase letters, digits, '-' and '_', starting with a letter or digit, at most 63 characters")
+	case strings.TrimSpace(title) == "":
+		return nil, envelope.New(envelope.Schema, "title is required", "name the forest, e.g. {\"id\":\"ops\",\"title\":\"Operations\"}")
+	}
+	dir := filepath.Join(r.root, id)
+	if _, err := os.Lstat(dir); err == nil {
+		return nil, envelope.New(envelope.Schema, "forest already exists: "+id,
+			"choose another id; an existing directory is never adopted")
+	}
+	return Init(ctx, dir, title, opts)
 }
 
 // Close closes every forest the registry opened.

@@ -109,3 +109,43 @@ func TestAdoptedIsNotAWireParameter(t *testing.T) {
 	assert.Equal(t, ESchema, CodeOf(err))
 	assert.ErrorContains(t, err, "unknown parameter 'adopted'")
 }
+
+func TestRegistryCreate(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	reg, err := NewRegistry(root, nil)
+	require.NoError(t, err)
+	defer reg.Close()
+	res, err := reg.Create(ctx, "ops", "Operations", &InitOptions{Summary: "Runbooks."})
+	require.NoError(t, err)
+	assert.Len(t, res.Commit, 40)
+	v, err := reg.Forest(ctx, "ops")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "ops"), v.Dir())
+
+	for _, c := range []struct {
+		id, title string
+		code      Code
+	}{
+		{"ops", "Again", ESchema},
+		{"../up", "Up", ESchema},
+		{"a/b", "Nested", ESchema},
+		{"", "Empty", ESchema},
+		{"fine", " ", ESchema},
+	} {
+		_, err := reg.Create(ctx, c.id, c.title, nil)
+		assert.Equal(t, c.code, CodeOf(err), "%q", c.id)
+	}
+	ro, err := NewRegistry(root, &Options{ReadOnly: true})
+	require.NoError(t, err)
+	defer ro.Close()
+	_, err = ro.Create(ctx, "more", "More", nil)
+	assert.Equal(t, EReadOnly, CodeOf(err))
+	single, err := NewRegistry(filepath.Join(root, "ops"), nil)
+	require.NoError(t, err)
+	defer single.Close()
+	_, err = single.Create(ctx, "more", "More", nil)
+	assert.Equal(t, ESchema, CodeOf(err))
+	entries, _ := os.ReadDir(root)
+	assert.Len(t, entries, 1, "refusals create nothing")
+}

@@ -149,6 +149,11 @@ type Options struct {
 	// beside its own; nil keeps no metrics.
 	Metrics *prometheus.Registry
 
+	// Granter, when set, grants the creator of a forest every capability
+	// on it (POST /v1/admin/forests). Without one only the owner, who
+	// holds every forest, may create forests.
+	Granter ForestGranter
+
 	// SnapshotDir is where the maintenance routes keep snapshots, one
 	// folder per forest id; it must lie outside every forest. Empty
 	// means the snapshot routes answer that this server keeps none.
