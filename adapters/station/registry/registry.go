@@ -109,6 +109,9 @@ func Open(ctx context.Context, path string, opt *Options) (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry: open %s: %w", path, err)
 	}
+	// Every request resolves a key here: keep connections (each its own
+	// SQLite instance) warm rather than reopening them under load.
+	db.SetMaxIdleConns(8)
 	r := &Registry{db: db, now: time.Now, log: slog.Default()}
 	if opt.Now != nil {
 		r.now = opt.Now
