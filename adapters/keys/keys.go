@@ -74,9 +74,19 @@ func (p *Principal) IsLocal() bool { return p.local }
 // Policy is the effective policy of p in forest: its grant with the
 // capabilities narrowed by the mask. ok is false when p holds no grant
 // there, and the forest must then answer as unknown.
+//
+// An owner whose bit survives the mask (IsOwner) holds vine.FullPolicy on
+// every forest, present or future, whatever its grants say (spec 09 §1):
+// the bit is a property of the principal, never a sum of grants. Its caps
+// still pass through the mask, which by then includes admin.
 func (p *Principal) Policy(forest string) (pol vine.Policy, ok bool) {
 	if p.local {
 		return vine.FullPolicy(), true
+	}
+	if p.IsOwner() {
+		pol = vine.FullPolicy()
+		pol.Caps = Masked(pol.Caps, p.Mask)
+		return pol, true
 	}
 	g, ok := p.Grants[forest]
 	if !ok {
@@ -88,8 +98,10 @@ func (p *Principal) Policy(forest string) (pol vine.Policy, ok bool) {
 	return g, true
 }
 
-// Forests lists the forests p is granted, sorted. The LocalOwner is
-// granted every forest and lists none here; ask IsLocal first.
+// Forests lists the forests p holds a stored grant on, sorted. The
+// LocalOwner and an owner (IsOwner) are granted every forest, which no
+// list can hold: ask IsLocal and IsOwner first, and list the forests
+// served instead.
 func (p *Principal) Forests() []string {
 	out := make([]string, 0, len(p.Grants))
 	for id := range p.Grants {
@@ -100,9 +112,10 @@ func (p *Principal) Forests() []string {
 }
 
 // Admin reports whether p holds admin on some forest after the mask: a
-// masked key without admin is admin nowhere.
+// masked key without admin is admin nowhere. An owner is admin on every
+// forest, even when none exists.
 func (p *Principal) Admin() bool {
-	if p.local {
+	if p.local || p.IsOwner() {
 		return true
 	}
 	for _, g := range p.Grants {

@@ -485,3 +485,46 @@ func mustRead(t *testing.T, path string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+func TestOwnerPolicy(t *testing.T) {
+	grants := map[string]vine.Policy{"acme": {Allow: []string{"sales/"}, Caps: caps(rd)}}
+	tests := []struct {
+		name      string
+		owner     bool
+		mask      []vine.Capability
+		forest    string
+		wantOK    bool
+		wantPol   vine.Policy
+		wantAdmin bool
+	}{
+		{"owner, unmasked: every forest in full", true, nil, "acme", true,
+			vine.Policy{Allow: []string{""}, Caps: AllCaps}, true},
+		{"owner, a forest made later", true, nil, "future", true,
+			vine.Policy{Allow: []string{""}, Caps: AllCaps}, true},
+		{"owner, mask with admin keeps the bit", true, caps(ad), "future", true,
+			vine.Policy{Allow: []string{""}, Caps: AllCaps}, true},
+		{"owner, mask without admin: the grants, masked", true, caps(rd, qu), "acme", true,
+			vine.Policy{Allow: []string{"sales/"}, Caps: caps(rd)}, false},
+		{"owner, mask without admin: no grant, no forest", true, caps(rd), "future", false,
+			vine.Policy{}, false},
+		{"not owner: only its grant", false, nil, "future", false, vine.Policy{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Principal{Name: "o", Owner: tt.owner, Mask: tt.mask, Grants: grants}
+			pol, ok := p.Policy(tt.forest)
+			require.Equal(t, tt.wantOK, ok)
+			if ok {
+				assert.Equal(t, tt.wantPol.Allow, pol.Allow)
+				assert.Equal(t, tt.wantPol.Caps, pol.Caps)
+				assert.Empty(t, pol.Deny)
+			}
+			assert.Equal(t, tt.wantAdmin, p.Admin())
+			assert.Equal(t, []string{"acme"}, p.Forests(), "Forests lists stored grants only")
+		})
+	}
+	t.Run("owner without any grant is admin", func(t *testing.T) {
+		p := &Principal{Name: "o", Owner: true}
+		assert.True(t, p.Admin(), "admin on every forest, including when none exist")
+	})
+}

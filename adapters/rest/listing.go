@@ -106,12 +106,12 @@ type meView struct {
 }
 
 // me answers GET /v1/me: who the key is and what it may do, masked. The
-// local owner's grants are the forests the registry lists.
+// local owner's grants, and an owner's, are the forests the registry lists.
 func (s *Server) me(w http.ResponseWriter, r *http.Request) {
 	who := callerOf(r.Context())
 	out := meView{Principal: who.Name, Grants: []grantView{}, Admin: who.Admin(), Owner: who.IsOwner()}
 	ids := who.Forests()
-	if who.IsLocal() {
+	if who.IsLocal() || who.IsOwner() {
 		ids = nil
 		for _, f := range s.forests.Visible(who) {
 			ids = append(ids, f.ID)

@@ -445,3 +445,30 @@ func TestTitlesAndDestructive(t *testing.T) {
 	look, _ := vine.LookupSignature("look")
 	assert.False(t, Destructive(look))
 }
+
+// An owner lists every forest served, granted or not, with every cap; a
+// forest made after its key was minted included. An unknown forest still
+// answers as unknown once opened.
+func TestForestsOwner(t *testing.T) {
+	root := t.TempDir()
+	for _, id := range []string{"harbour", "lighthouse"} {
+		_, err := vine.Init(context.Background(), filepath.Join(root, id), "The "+id, nil)
+		require.NoError(t, err)
+	}
+	reg, err := vine.NewRegistry(root, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	f := NewForests(reg, "call forests() to list them")
+	owner := &keys.Principal{Name: "o", Owner: true}
+	list := ListForestsFor(f, "1.0", owner)
+	require.Len(t, list.Forests, 2)
+	for _, fi := range list.Forests {
+		assert.Equal(t, LocalCaps, fi.Caps)
+		assert.Equal(t, []string{"_index"}, fi.Roots)
+	}
+	_, err = f.Open(context.Background(), owner, "nowhere")
+	assert.Equal(t, vine.ENotFound, vine.CodeOf(err))
+
+	masked := &keys.Principal{Name: "o", Owner: true, Mask: []vine.Capability{vine.CapRead}}
+	assert.Empty(t, ListForestsFor(f, "1.0", masked).Forests, "a mask without admin drops the owner bit")
+}
