@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,7 +146,9 @@ func holdWriteLock(t *testing.T, file string) (release func()) {
 // injected clock, again an hour later; 0 keeps everything.
 func TestRetention(t *testing.T) {
 	now := time.Date(2026, 9, 10, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
+	var clockAt atomic.Int64 // the writer reads the clock on its own goroutine
+	clockAt.Store(now.UnixNano())
+	clock := func() time.Time { return time.Unix(0, clockAt.Load()).UTC() }
 	db, _ := openDB(t)
 	seed, err := audit.New(context.Background(), db, &audit.Options{Now: clock})
 	require.NoError(t, err)
@@ -161,7 +164,7 @@ func TestRetention(t *testing.T) {
 	l.Record(context.Background(), record.Call{Principal: "p", Primitive: "look"}) // the writer sweeps at start
 	require.NoError(t, l.Flush(context.Background()))
 	assert.Equal(t, int64(3), count(t, db), "the 40- and 31-day rows went at start")
-	now = now.AddDate(0, 0, 2).Add(time.Hour) // the 29-day row is now 31 days old; an hour passed
+	clockAt.Store(now.AddDate(0, 0, 2).Add(time.Hour).UnixNano()) // the 29-day row is now 31 days old; an hour passed
 	l.Record(context.Background(), record.Call{Principal: "p", Primitive: "look"})
 	require.NoError(t, l.Flush(context.Background()))
 	l.Record(context.Background(), record.Call{Principal: "p", Primitive: "look"})
