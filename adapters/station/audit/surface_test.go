@@ -121,3 +121,18 @@ func pct(ds []time.Duration, p int) time.Duration {
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]
 }
+
+// BenchmarkWriter is the writer's sustained rate: b.N rows queued at
+// once (none dropped), timed until the last is committed.
+func BenchmarkWriter(b *testing.B) {
+	l, _, _ := newLog(b, &audit.Options{Queue: max(b.N, 1)})
+	c := record.Call{Principal: "p", Forest: "f", Primitive: "look", Args: record.Args{"id": "concepts/tide"}, Result: record.OK}
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		l.Record(context.Background(), c)
+	}
+	require.NoError(b, l.Flush(context.Background()))
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "rows/s")
+	b.ReportMetric(float64(l.Dropped()), "dropped")
+}
