@@ -59,18 +59,17 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, name, err)
 		return
 	}
-	if name == ingestName {
-		if isMultipartIngest(r) {
-			if body, err = multipartArgs(r, body); err != nil {
-				s.refuse(w, name, err)
-				return
-			}
+	if name == ingestName && isMultipartIngest(r) {
+		if body, err = multipartArgs(r, body); err != nil {
+			s.refuse(w, name, err)
+			return
 		}
-		note.setArgs(func() record.Args { return record.Digest(name, body) })
+	}
+	note.setArgs(func() record.Args { return record.Digest(name, body) })
+	if name == ingestName {
 		s.ingest(w, r, who, id, pol, body)
 		return
 	}
-	note.setArgs(func() record.Args { return record.Digest(name, body) })
 	sig, _ := vine.LookupSignature(name)
 	ctx := stamped(r.Context(), who)
 	var out any
