@@ -39,6 +39,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +47,7 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/record"
 )
 
 // Options configure a server. The zero value serves with the build's
@@ -72,6 +74,13 @@ type Options struct {
 	// right for stdio and for a local server started with --open, and
 	// wrong for anything reachable by others.
 	Keys keys.Resolver
+
+	// Recorder, when set, gets one audit row per tool call on a forest
+	// (spec 09 §9), refusals included, once its result is decided. The
+	// forests tool and a call without a valid key are not scoped calls
+	// and write none. Record must not block: it runs on the call's
+	// goroutine. Nil keeps no audit trail.
+	Recorder record.Recorder
 }
 
 // server is the state every tool handler shares.
@@ -79,6 +88,7 @@ type server struct {
 	reg     *vine.Registry
 	forests *wire.Forests
 	keys    keys.Resolver // nil: everyone is the local owner
+	rec     record.Recorder
 	forest  wire.ForestArg
 	version string
 	log     *slog.Logger
@@ -91,7 +101,7 @@ func newServer(reg *vine.Registry, opts *Options) *server {
 		o = *opts
 	}
 	s := &server{reg: reg, forests: wire.NewForests(reg, "call forests() to list them"), keys: o.Keys,
-		forest: wire.ForestOptional, version: o.Version, log: o.Logger}
+		forest: wire.ForestOptional, version: o.Version, log: o.Logger, rec: o.Recorder}
 	if reg.Mode() == vine.ModeRegistry {
 		s.forest = wire.ForestRequired
 	}
@@ -232,12 +242,16 @@ func (s *server) caller(ctx context.Context, extra *sdk.RequestExtra) (*keys.Pri
 // checked against the signature table before any forest is looked up (a
 // missing parameter is a schema refusal, never a lookup); then the
 // forest is granted, opened and seen through the caller's policy, which
-// checks the capability and gates every id.
-func (s *server) call(ctx context.Context, who *keys.Principal, sig vine.Signature, raw json.RawMessage) *sdk.CallToolResult {
+// checks the capability and gates every id. Writes carry the caller's
+// commit trailer; the outcome, whatever it is, is one audit row.
+func (s *server) call(ctx context.Context, who *keys.Principal, sig vine.Signature, raw json.RawMessage) (res *sdk.CallToolResult) {
+	n := s.noteCall(who, sig.Name)
+	defer func() { s.recordTool(ctx, n, res) }()
 	id, args, err := splitForest(sig.Name, raw)
 	if err != nil {
 		return refused(sig.Name, err)
 	}
+	n.named(s.forests, who, id, args)
 	if _, err := vine.DecodeArgs(sig, args); err != nil {
 		return refused(sig.Name, err)
 	}
@@ -245,7 +259,9 @@ func (s *server) call(ctx context.Context, who *keys.Principal, sig vine.Signatu
 	if err != nil {
 		return refused(sig.Name, err)
 	}
-	out, err := sc.Call(ctx, sig.Name, args)
+	start := time.Now()
+	out, err := sc.Call(stamped(ctx, who), sig.Name, args)
+	n.timed(time.Since(start))
 	if err != nil {
 		if vine.CodeOf(vine.AsError(sig.Name, err)) == vine.EInternal {
 			// The envelope's hint sends the operator here for the detail.
@@ -253,6 +269,7 @@ func (s *server) call(ctx context.Context, who *keys.Principal, sig vine.Signatu
 		}
 		return refused(sig.Name, err)
 	}
+	n.answered(out)
 	if view, ok := out.(*vine.ViewResult); ok {
 		return image(sc.Dir(), view)
 	}

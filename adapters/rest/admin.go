@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/envelope"
 )
 
@@ -31,16 +32,19 @@ type reindexAnswer struct {
 // missing forest is a schema refusal before any authorisation (C.12 r6).
 func (s *Server) reindex(w http.ResponseWriter, r *http.Request) {
 	const op = "reindex"
+	note := s.noteCall(r, "", op)
 	body, err := s.readBody(w, r, op)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setArgs(func() record.Args { return record.Digest(op, body) })
 	a, err := vine.DecodeArgs(reindexSignature, body)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(record.Clip(a.String("forest")))
 	ctx := r.Context()
 	who := callerOf(ctx)
 	id, pol, err := s.forests.Grant(who, a.String("forest"))
@@ -48,6 +52,7 @@ func (s *Server) reindex(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(id)
 	var out reindexAnswer
 	err = s.on(ctx, who, id, false, func(v *vine.Vine) error {
 		sc, err := v.Scoped(pol)
@@ -76,5 +81,6 @@ func (s *Server) reindex(w http.ResponseWriter, r *http.Request) {
 	if err := s.lanes.reset(id); err != nil {
 		s.log.Warn("closing read-only instances after reindex", "forest", id, "err", err)
 	}
+	note.setSize(int64(out.Nodes)) // spec 09 §9: a reindex row's size is its node count
 	s.writeJSON(w, op, http.StatusOK, out)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/record"
 )
 
 // restOnly are names of the signature table REST does not serve: view
@@ -40,12 +41,14 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	if x := exchangeOf(r.Context()); x != nil && slices.Contains(s.served, name) {
 		x.op = name // a name not served stays "call": no label per made-up name
 	}
+	note := s.noteCall(r, r.PathValue("forest"), name)
 	who := callerOf(r.Context())
 	id, pol, err := s.forests.Grant(who, r.PathValue("forest"))
 	if err != nil {
 		s.refuse(w, name, err)
 		return
 	}
+	note.setForest(id)
 	if !slices.Contains(s.served, name) {
 		s.refuse(w, name, &vine.Error{Code: vine.ENotFound, Message: "unknown primitive: " + name,
 			Hint: "served: " + strings.Join(s.served, ", ")})
@@ -56,30 +59,33 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, name, err)
 		return
 	}
-	if name == ingestName {
-		if isMultipartIngest(r) {
-			if body, err = multipartArgs(r, body); err != nil {
-				s.refuse(w, name, err)
-				return
-			}
+	if name == ingestName && isMultipartIngest(r) {
+		if body, err = multipartArgs(r, body); err != nil {
+			s.refuse(w, name, err)
+			return
 		}
+	}
+	note.setArgs(func() record.Args { return record.Digest(name, body) })
+	if name == ingestName {
 		s.ingest(w, r, who, id, pol, body)
 		return
 	}
 	sig, _ := vine.LookupSignature(name)
+	ctx := stamped(r.Context(), who)
 	var out any
-	err = s.on(r.Context(), who, id, sig.ReadOnly, func(v *vine.Vine) error {
+	err = s.on(ctx, who, id, sig.ReadOnly, func(v *vine.Vine) error {
 		sc, err := v.Scoped(pol)
 		if err != nil {
 			return err
 		}
-		out, err = sc.Call(r.Context(), name, body)
+		out, err = sc.Call(ctx, name, body)
 		return err
 	})
 	if err != nil {
 		s.refuse(w, name, err)
 		return
 	}
+	note.setCommit(out)
 	s.writeJSON(w, name, http.StatusOK, out)
 }
 

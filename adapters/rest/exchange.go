@@ -27,6 +27,8 @@ type exchange struct {
 	principal string
 	status    int
 	code      vine.Code // the refusal's, if any
+	bytes     int64     // body bytes written
+	audit     *auditNote
 }
 
 type exchangeKey struct{}
@@ -88,7 +90,9 @@ func (w *exchangeWriter) Write(p []byte) (int, error) {
 	if !w.sent {
 		w.WriteHeader(http.StatusOK)
 	}
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	w.x.bytes += int64(n)
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the connection.
@@ -108,7 +112,8 @@ func refused(w http.ResponseWriter, code vine.Code) {
 	}
 }
 
-// end logs the exchange and counts it, once the response is out. A
+// end logs the exchange, counts it and records its audit row, once the
+// response is out. A
 // handler that panicked sends nothing more (net/http drops the
 // connection): it is logged as the 500 it is, and the panic goes on.
 func (s *Server) end(w *exchangeWriter, r *http.Request) {
@@ -130,4 +135,5 @@ func (s *Server) end(w *exchangeWriter, r *http.Request) {
 	}
 	s.access.LogAttrs(r.Context(), accessLevel(x.status), "request",
 		slogAttrs(x, r, d)...)
+	s.recordExchange(r.Context(), x)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
@@ -41,6 +42,8 @@ type download struct {
 func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	const op = "export"
 	ctx := r.Context()
+	note := s.noteCall(r, r.PathValue("forest"), op)
+	note.setArgs(func() record.Args { return exportArgs(r) })
 	recursive, err := recursiveParam(r.URL.Query())
 	if err != nil {
 		s.refuse(w, op, err)
@@ -52,6 +55,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(id)
 	var d download
 	err = s.scoped(ctx, who, id, pol, func(v *vine.Vine, sc *vine.Scoped) error {
 		if !sc.Can(vine.CapRead) {
@@ -76,6 +80,16 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	w.Write(d.body)
+}
+
+// exportArgs is export's argument digest: the node, and recursive as
+// sent when it was.
+func exportArgs(r *http.Request) record.Args {
+	a := map[string]any{"id": r.PathValue("node")}
+	if q := r.URL.Query(); q.Has("recursive") {
+		a["recursive"] = q.Get("recursive")
+	}
+	return record.DigestValues("export", a)
 }
 
 // attachment is the Content-Disposition of a download: the name quoted

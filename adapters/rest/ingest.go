@@ -181,7 +181,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, who *keys.Princi
 	}
 	j.update(func(v *jobView) { v.Total = steps.Total() })
 	s.jobs.begin(id, j)
-	go s.runJob(j, id, req.mode, before, steps)
+	go s.runJob(j, id, req.mode, before, steps, newJobAudit(r, who))
 	if !req.wait {
 		w.Header().Set("Location", jobPath(id, j.view.ID))
 		s.writeJSON(w, ingestName, http.StatusAccepted, jobAnswer{j.snapshot()})
@@ -369,10 +369,13 @@ func (s *Server) prepare(ctx context.Context, v *vine.Vine, j *job, req ingestRe
 }
 
 // runJob takes the batch's steps one writer-lane task each, honouring a
-// cancel at the boundary between two documents.
-func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.Steps) {
+// cancel at the boundary between two documents. Its commits carry the
+// caller's trailer; its audit row is recorded once the record is final,
+// before a caller waiting on it is answered.
+func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.Steps, ja *jobAudit) {
 	defer s.jobs.finish(forestID, j)
-	ctx := s.jobs.ctx
+	defer s.recordJob(ja, j, before)
+	ctx := stamped(s.jobs.ctx, ja.stamp)
 	state := jobDone
 	var failure *vine.Error
 	var dir string

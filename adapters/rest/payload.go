@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/envelope"
 )
 
@@ -20,12 +21,15 @@ import (
 func (s *Server) payload(w http.ResponseWriter, r *http.Request) {
 	const op = "payload"
 	ctx := r.Context()
+	note := s.noteCall(r, r.PathValue("forest"), op)
+	note.setArgs(func() record.Args { return record.DigestValues(op, map[string]any{"id": r.PathValue("node")}) })
 	who := callerOf(ctx)
 	id, pol, err := s.forests.Grant(who, r.PathValue("forest"))
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(id)
 	var pf *vine.PayloadFile
 	err = s.scoped(ctx, who, id, pol, func(v *vine.Vine, sc *vine.Scoped) error {
 		if !sc.Can(vine.CapRead) {

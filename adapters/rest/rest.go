@@ -58,6 +58,7 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/gardener"
 )
 
@@ -163,6 +164,15 @@ type Options struct {
 	// request answers 429 E_FORBIDDEN with Retry-After (spec 08 §3). Health, the
 	// OpenAPI document and metrics are not limited. Nil is no limit.
 	RateLimit *RateLimit
+
+	// Recorder, when set, gets one audit row per scoped call once its
+	// response is out (spec 09 §9): every primitive call, refusals
+	// included, payload, export and reindex; an ingest job's row when the
+	// job finishes (or at once when the call is refused). A request
+	// refused before it names a principal (401) or past its rate (429)
+	// is not a scoped call and writes none. Record must not block: it
+	// runs on the request's goroutine. Nil keeps no audit trail.
+	Recorder record.Recorder
 }
 
 // Server is the REST surface of a Registry. It is an http.Handler meant
