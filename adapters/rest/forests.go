@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/envelope"
 )
 
@@ -48,6 +49,7 @@ var allCaps = []vine.Capability{vine.CapRead, vine.CapWrite, vine.CapQuery, vine
 // has no forest to derive authority from.
 func (s *Server) createForest(w http.ResponseWriter, r *http.Request) {
 	const op = "create_forest"
+	note := s.noteCall(r, "", "admin.forest.create")
 	body, err := s.readBody(w, r, op)
 	if err != nil {
 		s.refuse(w, op, err)
@@ -58,6 +60,10 @@ func (s *Server) createForest(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(record.Clip(a.String("id")))
+	note.setArgs(func() record.Args {
+		return record.DigestValues("admin.forest.create", map[string]any{"title": a.String("title"), "seed": a.String("seed")})
+	})
 	ctx := r.Context()
 	who := callerOf(ctx)
 	if err := s.mayCreateForest(who.IsOwner(), who.Admin()); err != nil {

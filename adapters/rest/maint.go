@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/ranger"
@@ -188,22 +189,26 @@ var takeSnapshotSignature = vine.Signature{
 // reads, so it is one cut of bundle and payloads.
 func (s *Server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 	const op = "snapshot"
+	note := s.noteCall(r, "", op)
 	body, err := s.readBody(w, r, op)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setArgs(func() record.Args { return record.Digest(op, body) })
 	a, err := vine.DecodeArgs(takeSnapshotSignature, body)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
 	ctx := r.Context()
+	note.setForest(record.Clip(a.String("forest")))
 	id, _, err := s.maintForest(ctx, op, a.String("forest"), gateAdmin)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(id)
 	out, err := s.snapshotDir(id)
 	if err == nil && !snapshotForest.MatchString(id) {
 		err = envelope.New(envelope.Schema, "snapshots name their forest in the file name; "+strconv.Quote(id)+" cannot be one",
@@ -221,6 +226,7 @@ func (s *Server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setSize(made.Bytes)
 	s.writeJSON(w, op, http.StatusOK, map[string]any{"name": filepath.Base(made.File), "bytes": made.Bytes,
 		"payloads": made.Payloads, "payloads_omitted": made.PayloadsOmitted})
 }
@@ -232,11 +238,14 @@ func (s *Server) downloadSnapshot(w http.ResponseWriter, r *http.Request) {
 	const op = "snapshot-download"
 	ctx := r.Context()
 	forestID, name := r.PathValue("forest"), r.PathValue("file")
+	note := s.noteCall(r, forestID, op)
+	note.setArgs(func() record.Args { return record.DigestValues(op, map[string]any{"file": name}) })
 	id, _, err := s.maintForest(ctx, op, forestID, gateOwnerAdmin)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(id)
 	dir, err := s.snapshotDir(id)
 	if err != nil {
 		s.refuse(w, op, err)
@@ -336,6 +345,7 @@ var unlockSignature = vine.Signature{
 // its card. There is no override: breaking a live lock makes two writers.
 func (s *Server) unlock(w http.ResponseWriter, r *http.Request) {
 	const op = "unlock"
+	note := s.noteCall(r, "", "admin.unlock")
 	body, err := s.readBody(w, r, op)
 	if err != nil {
 		s.refuse(w, op, err)
@@ -356,11 +366,13 @@ func (s *Server) unlock(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(id)
 	probe, err := forest.RemoveOrphanLock(dir)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
+	note.setArgs(func() record.Args { return record.DigestValues("admin.unlock", map[string]any{"card": probe.Holder}) })
 	s.writeJSON(w, op, http.StatusOK, probe)
 }
 

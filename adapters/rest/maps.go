@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/record"
 )
 
 // mapParams are the query parameters of the map routes (spec 07 §6).
@@ -32,6 +33,8 @@ func (s *Server) trails(w http.ResponseWriter, r *http.Request) {
 // mapRoute parses the query, reaches the forest on a reader lane through
 // the caller's grant and runs the projection.
 func (s *Server) mapRoute(w http.ResponseWriter, r *http.Request, op string, project func(*vine.Scoped, vine.MapOptions) (any, error)) {
+	note := s.noteCall(r, r.PathValue("forest"), op) // maps are audited as reads (decision on 09 §18.11)
+	note.setArgs(func() record.Args { return queryDigest(op, r) })
 	opt, err := mapOptions(r)
 	if err != nil {
 		s.refuse(w, op, err)
@@ -44,6 +47,7 @@ func (s *Server) mapRoute(w http.ResponseWriter, r *http.Request, op string, pro
 		s.refuse(w, op, err)
 		return
 	}
+	note.setForest(id)
 	var out any
 	err = s.scoped(ctx, who, id, pol, func(_ *vine.Vine, sc *vine.Scoped) error {
 		out, err = project(sc, opt)
@@ -72,4 +76,13 @@ func mapOptions(r *http.Request) (vine.MapOptions, error) {
 		return vine.MapOptions{}, err
 	}
 	return vine.MapOptions{Scope: q.Get("scope"), Limit: limit}, nil
+}
+
+// queryDigest is the audit digest of a GET route's query parameters.
+func queryDigest(op string, r *http.Request) record.Args {
+	args := map[string]any{}
+	for k, v := range r.URL.Query() {
+		args[k] = strings.Join(v, ",")
+	}
+	return record.DigestValues(op, args)
 }
