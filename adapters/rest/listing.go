@@ -57,7 +57,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		ok := s.opt.MCP.Allowed(r.Host)
 		rep.MCP = healthMCP{Enabled: true, HostAllowed: &ok}
 	}
-	s.writeJSON(w, "health", http.StatusOK, rep)
+	s.writeJSON(w, "health", http.StatusOK, s.withHealthFields(r, rep))
 }
 
 // forestEntry is one forest of GET /v1/forests.

@@ -155,6 +155,14 @@ type Options struct {
 	// holds every forest, may create forests.
 	Granter ForestGranter
 
+	// Routes are a host's routes served beside these (see Route).
+	Routes []Route
+
+	// HealthFields, when set, adds a host's fields to GET /v1/health
+	// (the Station's setup_required and password_login). They must
+	// reveal nothing about any forest: health answers without a key.
+	HealthFields func(r *http.Request) map[string]any
+
 	// SnapshotDir is where the maintenance routes keep snapshots, one
 	// folder per forest id; it must lie outside every forest. Empty
 	// means the snapshot routes answer that this server keeps none.

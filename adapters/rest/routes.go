@@ -47,6 +47,7 @@ func (s *Server) table() []route {
 		{"GET", "/v1/admin/canopy", "canopy-status", "the dense layer's state (?forest=)", true, s.canopyStatus},
 		{"POST", "/v1/admin/canopy", "canopy", "build the dense layer, or refresh its stale nodes", true, s.canopyBuild},
 	}
+	rts = append(rts, s.hostRoutes()...)
 	if s.metrics != nil {
 		rts = append(rts, route{"GET", "/v1/metrics", "metrics", "Prometheus metrics; no key", false, s.metricsRoute})
 	}

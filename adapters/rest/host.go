@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/monkeyllm/vine/adapters/keys"
+)
+
+// Route is a host's route served beside the surface's own (the Station's
+// doors and governance routes): behind the same guard, with the same
+// request id, Server-Timing, access log, metrics and OpenAPI entry.
+// With Auth the request's key is resolved first (401 without one, 429
+// past its rate) and Caller returns its principal in Handler.
+type Route struct {
+	Method  string // GET also answers HEAD
+	Path    string // a ServeMux path, e.g. /v1/auth/login
+	Op      string // the name in the access log, metrics and OpenAPI
+	Summary string
+	Auth    bool
+	Handler http.HandlerFunc
+}
+
+// Caller is the principal an authenticated route was called by; nil
+// outside one.
+func Caller(ctx context.Context) *keys.Principal { return callerOf(ctx) }
+
+// NoEndpoint answers as a path no route serves, byte for byte: a host
+// route that must not be seen to exist (the Station's setup door once
+// closed) answers with it.
+func (s *Server) NoEndpoint(w http.ResponseWriter, r *http.Request) { s.noEndpoint(w, r) }
+
+// Refuse answers err as its envelope with the status of its code; an
+// error that is no envelope is E_INTERNAL, its detail logged.
+func (s *Server) Refuse(w http.ResponseWriter, op string, err error) { s.refuse(w, op, err) }
+
+// WriteJSON answers v as JSON with status.
+func (s *Server) WriteJSON(w http.ResponseWriter, op string, status int, v any) {
+	s.writeJSON(w, op, status, v)
+}
+
+// hostRoutes are the Options' routes as table entries.
+func (s *Server) hostRoutes() []route {
+	out := make([]route, 0, len(s.opt.Routes))
+	for _, r := range s.opt.Routes {
+		out = append(out, route{r.Method, r.Path, r.Op, r.Summary, r.Auth, r.Handler})
+	}
+	return out
+}
+
+// withHealthFields adds the host's fields to the health report.
+func (s *Server) withHealthFields(r *http.Request, rep any) any {
+	if s.opt.HealthFields == nil {
+		return rep
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return rep
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		return rep
+	}
+	for k, v := range s.opt.HealthFields(r) {
+		m[k] = v
+	}
+	return m
+}
