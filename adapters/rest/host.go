@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/keys"
 )
 
@@ -36,6 +37,11 @@ func (s *Server) NoEndpoint(w http.ResponseWriter, r *http.Request) { s.noEndpoi
 // Refuse answers err as its envelope with the status of its code; an
 // error that is no envelope is E_INTERNAL, its detail logged.
 func (s *Server) Refuse(w http.ResponseWriter, op string, err error) { s.refuse(w, op, err) }
+
+// RefuseWith answers the envelope e with an explicit status, for the
+// refusals whose status is not their code's (a failed login is 401
+// E_FORBIDDEN, a closed door's window 429 E_FORBIDDEN).
+func (s *Server) RefuseWith(w http.ResponseWriter, status int, e *vine.Error) { writeEnvelope(w, status, e) }
 
 // WriteJSON answers v as JSON with status.
 func (s *Server) WriteJSON(w http.ResponseWriter, op string, status int, v any) {
