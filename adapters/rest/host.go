@@ -41,7 +41,9 @@ func (s *Server) Refuse(w http.ResponseWriter, op string, err error) { s.refuse(
 // RefuseWith answers the envelope e with an explicit status, for the
 // refusals whose status is not their code's (a failed login is 401
 // E_FORBIDDEN, a closed door's window 429 E_FORBIDDEN).
-func (s *Server) RefuseWith(w http.ResponseWriter, status int, e *vine.Error) { writeEnvelope(w, status, e) }
+func (s *Server) RefuseWith(w http.ResponseWriter, status int, e *vine.Error) {
+	writeEnvelope(w, status, e)
+}
 
 // WriteJSON answers v as JSON with status.
 func (s *Server) WriteJSON(w http.ResponseWriter, op string, status int, v any) {
