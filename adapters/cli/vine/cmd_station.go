@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/wire"
+	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/station"
+	"github.com/monkeyllm/vine/adapters/station/registry"
+)
+
+func init() {
+	registerCommand(stationCommand)
+}
+
+// The Station's settings from the environment (spec 09 §14).
+const (
+	stationRootEnv      = "MONKEYLLM_STATION_ROOT"
+	stationRegistryEnv  = "MONKEYLLM_STATION_REGISTRY"
+	stationAdminEnv     = "MONKEYLLM_STATION_ADMIN"
+	stationPasswordEnv  = "MONKEYLLM_STATION_PASSWORD"
+	stationBootstrapEnv = "MONKEYLLM_STATION_BOOTSTRAP_KEY"
+	stationAuditDaysEnv = "MONKEYLLM_STATION_AUDIT_DAYS"
+	stationProxiesEnv   = "MONKEYLLM_STATION_TRUSTED_PROXIES"
+)
+
+// stationCommand is "vine station serve|key|grants": the multi-user host
+// (spec 09) in the same binary; the keys-file mode of "vine serve --keys"
+// stays for small setups.
+func stationCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "station",
+		Usage:     "serve forests to many people: identity, grants, audit (spec 09)",
+		UsageText: "vine station serve|key|grants ...",
+		Description: `serve runs the Station: REST at /v1/, MCP at /mcp, the doors under /v1/auth
+and the governance routes under /v1/admin, over a directory of forests and a
+host registry file. key and grants work on the registry file directly.`,
+		Commands: []*cli.Command{stationServeCommand(), stationKeyCommand(), stationGrantsCommand()},
+		Action: func(_ context.Context, c *cli.Command) error {
+			fmt.Fprint(envOf(c).stderr, "vine station: give serve, key or grants\n")
+			return exitCode(exitUsage)
+		},
+	}
+}
+
+// registryFlag is --registry FILE, with the spec's default.
+func registryFlag() cli.Flag {
+	return &cli.StringFlag{Name: "registry", Usage: "the host registry `FILE` (default: $MONKEYLLM_STATION_REGISTRY, then /registry/station.db)", TakesFile: true}
+}
+
+func registryPath(c *cli.Command) string {
+	return firstOf(c.String("registry"), os.Getenv(stationRegistryEnv), "/registry/station.db")
+}
+
+func firstOf(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func stationServeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "run the Station until SIGINT or SIGTERM",
+		UsageText: "vine station serve [--root DIR] [--registry FILE] [--host H] [--port N] [--writable] [--bootstrap-key]",
+		Description: `Also reads MONKEYLLM_STATION_ADMIN and MONKEYLLM_STATION_PASSWORD (the
+break-glass account, never stored), MONKEYLLM_STATION_ALLOWED_HOSTS,
+MONKEYLLM_STATION_AUDIT_DAYS and MONKEYLLM_STATION_TRUSTED_PROXIES: see the README.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "root", Usage: "the `DIR` of forests (default: $MONKEYLLM_STATION_ROOT, then /forests)", TakesFile: true},
+			registryFlag(),
+			&cli.StringFlag{Name: "host", Value: "127.0.0.1", Usage: "listen on `HOST` (the image uses 0.0.0.0)"},
+			&cli.IntFlag{Name: "port", Value: 8800, Usage: "listen on `PORT`"},
+			&cli.BoolFlag{Name: "writable", Usage: "serve writes, ingest and forest creation (off: E_READONLY)"},
+			&cli.BoolFlag{Name: "bootstrap-key", Usage: "mint the owner's key if setup is still open (also $MONKEYLLM_STATION_BOOTSTRAP_KEY=1)"},
+			&cli.StringSliceFlag{Name: "allow-host", Usage: "a `HOST` value clients may send (repeatable; default: $MONKEYLLM_STATION_ALLOWED_HOSTS, then local names)"},
+			&cli.BoolFlag{Name: "access-log", Usage: "log one line per request"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdStationServe(ctx, c, envOf(c))) },
+	}
+}
+
+func cmdStationServe(ctx context.Context, c *cli.Command, e env) int {
+	opt, err := stationOptions(c)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine station serve: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	addr := net.JoinHostPort(c.String("host"), strconv.Itoa(int(c.Int("port"))))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine station serve: %v\n", err)
+		return exitFailure
+	}
+	if opt.AllowedHosts == nil {
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		opt.AllowedHosts = wire.LocalHosts(port)
+	}
+	s, err := station.New(ctx, opt)
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(e.stderr, "vine station serve: %v\n", err)
+		return exitFailure
+	}
+	defer s.Close()
+	if err := s.Announce(ctx, e.stdout, station.ConsoleURL(ln.Addr().String())); err != nil {
+		fmt.Fprintf(e.stderr, "vine station serve: %v\n", err)
+	}
+	if err := serveUntilDone(ctx, s, ln); err != nil {
+		fmt.Fprintf(e.stderr, "vine station serve: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// stationOptions reads the flags and the environment.
+func stationOptions(c *cli.Command) (station.Options, error) {
+	opt := station.Options{
+		Root:         firstOf(c.String("root"), os.Getenv(stationRootEnv), "/forests"),
+		Registry:     registryPath(c),
+		Writable:     c.Bool("writable"),
+		BootstrapKey: c.Bool("bootstrap-key") || truthy(os.Getenv(stationBootstrapEnv)),
+		BreakGlass:   registry.BreakGlass{User: os.Getenv(stationAdminEnv), Password: os.Getenv(stationPasswordEnv)},
+		AllowedHosts: c.StringSlice("allow-host"),
+	}
+	if len(opt.AllowedHosts) == 0 {
+		opt.AllowedHosts = wire.ParseHosts(os.Getenv(wire.HostsEnv))
+	}
+	opt.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if c.Bool("access-log") {
+		opt.AccessLog = opt.Logger.With("log", "access")
+	}
+	if raw := os.Getenv(stationAuditDaysEnv); raw != "" {
+		days, err := strconv.Atoi(raw)
+		if err != nil || days < 0 {
+			return opt, fmt.Errorf("%s=%q: want a number of days, 0 to keep every row", stationAuditDaysEnv, raw)
+		}
+		opt.AuditRetainDays = days
+	}
+	for _, p := range strings.FieldsFunc(os.Getenv(stationProxiesEnv), func(r rune) bool { return r == ',' || r == ' ' }) {
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return opt, fmt.Errorf("%s: %q is neither an address nor a CIDR prefix", stationProxiesEnv, p)
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		opt.TrustedProxies = append(opt.TrustedProxies, prefix)
+	}
+	return opt, nil
+}
+
+// truthy is the spec's boolean spelling of an environment switch.
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// serveUntilDone serves h on ln until ctx ends, then shuts down within
+// the grace period.
+func serveUntilDone(ctx context.Context, h http.Handler, ln net.Listener) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func stationKeyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "key",
+		Usage:     "grant a principal a forest and mint its key, printed once",
+		UsageText: "vine station key --principal P --forest F [--caps read,answer] [--label L] [--expires-days 90] [--registry FILE]",
+		Flags: []cli.Flag{
+			registryFlag(),
+			&cli.StringFlag{Name: "principal", Required: true, Usage: "the `NAME` the key acts as"},
+			&cli.StringFlag{Name: "forest", Required: true, Usage: "the forest `ID` to grant"},
+			&cli.StringFlag{Name: "caps", Value: "read,answer", Usage: "the granted `CAPS`, comma separated"},
+			&cli.StringFlag{Name: "label", Value: "cli", Usage: "the key's `LABEL`"},
+			&cli.IntFlag{Name: "expires-days", Value: 90, Usage: "the key's life in `DAYS` (at most 365)"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdStationKey(ctx, c, envOf(c))) },
+	}
+}
+
+func cmdStationKey(ctx context.Context, c *cli.Command, e env) int {
+	caps, err := keys.ParseCaps(c.String("caps"))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine station key: %v\n", err)
+		return exitUsage
+	}
+	reg, err := registry.Open(ctx, registryPath(c), nil)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine station key: %v\n", err)
+		return exitFailure
+	}
+	defer reg.Close()
+	principal := c.String("principal")
+	if _, err := reg.SetGrant(ctx, principal, registry.Grant{Forest: c.String("forest"), Caps: caps, Allow: []string{""}}); err != nil {
+		fmt.Fprintf(e.stderr, "vine station key: %v\n", err)
+		return exitFailure
+	}
+	m, err := reg.Mint(ctx, principal, registry.MintOptions{Label: c.String("label"),
+		ExpiresIn: time.Duration(c.Int("expires-days")) * 24 * time.Hour})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine station key: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintln(e.stdout, m.Secret)
+	fmt.Fprintf(e.stderr, "key %s… for %s on %s (expires %s); only its digest is kept\n", m.Key.Prefix, principal,
+		c.String("forest"), m.Key.ExpiresAt)
+	return exitOK
+}
+
+func stationGrantsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "grants",
+		Usage:     "list a principal's grants",
+		UsageText: "vine station grants --principal P [--registry FILE]",
+		Flags: []cli.Flag{
+			registryFlag(),
+			&cli.StringFlag{Name: "principal", Required: true, Usage: "the principal `NAME`"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			e := envOf(c)
+			reg, err := registry.Open(ctx, registryPath(c), nil)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "vine station grants: %v\n", err)
+				return exitWith(exitFailure)
+			}
+			defer reg.Close()
+			grants, err := reg.Grants(ctx, c.String("principal"))
+			if err != nil {
+				fmt.Fprintf(e.stderr, "vine station grants: %v\n", err)
+				return exitWith(exitFailure)
+			}
+			for _, g := range grants {
+				fmt.Fprintf(e.stdout, "%s\t%s\tallow=%s\tdeny=%s\n", g.Forest, joinCaps(g.Caps),
+					strings.Join(g.Allow, ","), strings.Join(g.Deny, ","))
+			}
+			return nil
+		},
+	}
+}
+
+func joinCaps(caps []vine.Capability) string {
+	out := make([]string, len(caps))
+	for i, c := range caps {
+		out[i] = string(c)
+	}
+	return strings.Join(out, ",")
+}
