@@ -22,6 +22,7 @@ type Answerer struct {
 	binding Binding
 	now     func() time.Time
 	storeOp StoreOptions
+	storeBy func(context.Context, *vine.Vine) StoreOptions
 	rates   func(string) (Rates, bool)
 	scopeOf func(context.Context) string
 	log     *slog.Logger
@@ -39,7 +40,7 @@ func New(m Model, opts *Options) *Answerer {
 	if opts != nil {
 		o = *opts
 	}
-	a := &Answerer{model: m, binding: o.Binding, now: o.Now, storeOp: o.Store, rates: o.Rates,
+	a := &Answerer{model: m, binding: o.Binding, now: o.Now, storeOp: o.Store, storeBy: o.StoreSettings, rates: o.Rates,
 		scopeOf: o.ScopeKey, log: o.Logger, stores: map[string]*store{}}
 	if a.now == nil {
 		a.now = time.Now
@@ -87,12 +88,31 @@ func (a *Answerer) Close() error {
 	return errors.Join(errs...)
 }
 
+// settingsOf are the store settings of v's forest now.
+func (a *Answerer) settingsOf(ctx context.Context, v *vine.Vine) StoreOptions {
+	if a.storeBy != nil {
+		return a.storeBy(ctx, v)
+	}
+	return a.storeOp
+}
+
 // storeFor returns the forest's store, or nil when the store is disabled
 // or cannot open (answers still run; the failure is logged).
 func (a *Answerer) storeFor(ctx context.Context, v *vine.Vine) (*store, error) {
-	if a.storeOp.Disabled {
+	opt := a.settingsOf(ctx, v)
+	if opt.Disabled {
 		return nil, nil
 	}
+	s, err := a.openFor(ctx, v, opt)
+	if s != nil {
+		s.bound(opt)
+	}
+	return s, err
+}
+
+// openFor returns the forest's store, opening it on first use whether or
+// not it is enabled: its statistics and its clearing are there either way.
+func (a *Answerer) openFor(ctx context.Context, v *vine.Vine, opt StoreOptions) (*store, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -101,7 +121,7 @@ func (a *Answerer) storeFor(ctx context.Context, v *vine.Vine) (*store, error) {
 	if s, ok := a.stores[v.Dir()]; ok {
 		return s, nil
 	}
-	s, err := openStore(ctx, v.Dir(), a.storeOp, a.now)
+	s, err := openStore(ctx, v.Dir(), opt, a.now)
 	if err != nil {
 		a.log.Warn("answer store unavailable; answering without it", "err", err)
 		return nil, nil
@@ -112,7 +132,7 @@ func (a *Answerer) storeFor(ctx context.Context, v *vine.Vine) (*store, error) {
 
 // StoreStats reports v's answer store.
 func (a *Answerer) StoreStats(ctx context.Context, v *vine.Vine) (StoreStats, error) {
-	s, err := a.storeFor(ctx, v)
+	s, err := a.openFor(ctx, v, a.settingsOf(ctx, v))
 	if err != nil || s == nil {
 		return StoreStats{}, err
 	}
@@ -121,7 +141,7 @@ func (a *Answerer) StoreStats(ctx context.Context, v *vine.Vine) (StoreStats, er
 
 // ClearStore drops every stored answer of v; the tallies stay.
 func (a *Answerer) ClearStore(ctx context.Context, v *vine.Vine) error {
-	s, err := a.storeFor(ctx, v)
+	s, err := a.openFor(ctx, v, a.settingsOf(ctx, v))
 	if err != nil || s == nil {
 		return err
 	}

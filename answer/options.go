@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/harvest"
 	"github.com/monkeyllm/vine/internal/window"
@@ -87,6 +88,10 @@ type Options struct {
 	Now func() time.Time
 	// Store bounds the answer store.
 	Store StoreOptions
+	// StoreSettings, when set, gives each forest its own store settings,
+	// read on every call so a change applies at once (a Station keeps them
+	// per forest); nil means Store for every forest.
+	StoreSettings func(ctx context.Context, v *vine.Vine) StoreOptions
 	// Rates looks up the provider's published prices for a model; nil or
 	// false means unpriced (no usd is reported, never 0.00).
 	Rates func(model string) (Rates, bool)

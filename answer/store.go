@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/ncruces/go-sqlite3/driver"
@@ -43,9 +44,20 @@ CREATE TABLE IF NOT EXISTS tallies(name TEXT PRIMARY KEY, value REAL NOT NULL DE
 // call only: retrieval is never cached. Safe for concurrent use.
 type store struct {
 	db  *sql.DB
-	max int
-	ttl time.Duration
+	max atomic.Int64 // entries kept
+	ttl atomic.Int64 // a time.Duration; 0 keeps entries until evicted
 	now func() time.Time
+}
+
+// bound applies the forest's current settings: a host may change them
+// between two calls.
+func (s *store) bound(opt StoreOptions) {
+	max := int64(opt.MaxEntries)
+	if max <= 0 {
+		max = DefaultMaxEntries
+	}
+	s.max.Store(max)
+	s.ttl.Store(int64(opt.TTL))
 }
 
 // entry is one stored answer: the response as served (JSON), the ids it
@@ -78,10 +90,8 @@ func openStore(ctx context.Context, dir string, opt StoreOptions, now func() tim
 		db.Close()
 		return nil, err
 	}
-	s := &store{db: db, max: opt.MaxEntries, ttl: opt.TTL, now: now}
-	if s.max <= 0 {
-		s.max = DefaultMaxEntries
-	}
+	s := &store{db: db, now: now}
+	s.bound(opt)
 	return s, nil
 }
 
@@ -122,8 +132,8 @@ func (s *store) get(ctx context.Context, key string) (*entry, bool, error) {
 		return nil, false, err
 	}
 	e.fingerprint, e.usd = fp.String, usd.Float64
-	if s.ttl > 0 {
-		if t, err := time.Parse(stamp, e.created); err == nil && s.now().Sub(t) > s.ttl {
+	if ttl := time.Duration(s.ttl.Load()); ttl > 0 {
+		if t, err := time.Parse(stamp, e.created); err == nil && s.now().Sub(t) > ttl {
 			_, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE key = ?`, key)
 			return nil, false, err
 		}
@@ -152,7 +162,7 @@ func (s *store) put(ctx context.Context, e *entry) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE key IN (
-			SELECT key FROM entries ORDER BY last_served DESC, created DESC LIMIT -1 OFFSET ?)`, s.max)
+			SELECT key FROM entries ORDER BY last_served DESC, created DESC LIMIT -1 OFFSET ?)`, s.max.Load())
 		return err
 	})
 }

@@ -480,3 +480,43 @@ func TestSweepPromptCaveatsForDatasetsAndMedia(t *testing.T) {
 	assert.Regexp(t, `Media \([^)]*media/harbour-map[^)]*\): you may show one on its own line as !\[caption\]\(media:<id>\)`, user)
 	assert.Contains(t, user, "never for audio")
 }
+
+func TestStoreSettingsApplyPerCall(t *testing.T) {
+	ctx := context.Background()
+	v, _ := open(t)
+	m := says(alertA)
+	var mu sync.Mutex
+	settings := StoreOptions{Disabled: true}
+	a := newAnswerer(t, m, &Options{StoreSettings: func(context.Context, *vine.Vine) StoreOptions {
+		mu.Lock()
+		defer mu.Unlock()
+		return settings
+	}})
+	set := func(o StoreOptions) { mu.Lock(); settings = o; mu.Unlock() }
+
+	for range 2 {
+		res, err := a.Sweep(ctx, v, alertQ, Params{})
+		require.NoError(t, err)
+		assert.False(t, res.Cached, "a disabled store serves nothing")
+	}
+	assert.Equal(t, 2, m.calls())
+	st, err := a.StoreStats(ctx, v)
+	require.NoError(t, err)
+	assert.Equal(t, StoreStats{}, st, "and keeps nothing, while its statistics stay readable")
+
+	set(StoreOptions{MaxEntries: 1})
+	_, err = a.Sweep(ctx, v, alertQ, Params{})
+	require.NoError(t, err)
+	again, err := a.Sweep(ctx, v, alertQ, Params{})
+	require.NoError(t, err)
+	assert.True(t, again.Cached, "switched on between two calls, without a new Answerer")
+	st, err = a.StoreStats(ctx, v)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Held)
+
+	set(StoreOptions{Disabled: true})
+	require.NoError(t, a.ClearStore(ctx, v), "a disabled store can still be cleared")
+	st, err = a.StoreStats(ctx, v)
+	require.NoError(t, err)
+	assert.Zero(t, st.Held)
+}
