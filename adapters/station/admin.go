@@ -36,6 +36,8 @@ func (s *Server) routes() []rest.Route {
 		{Method: "GET", Path: "/v1/admin/principals", Op: "admin.principals", Summary: "principals holding your forests", Auth: true, Handler: s.admin(s.principals)},
 		{Method: "GET", Path: "/v1/admin/people", Op: "admin.people", Summary: "people of your forests, whole", Auth: true, Handler: s.admin(s.people)},
 		{Method: "POST", Path: "/v1/admin/people", Op: "admin.people", Summary: "onboard or change a person in one request", Auth: true, Handler: s.admin(s.changePeople)},
+		{Method: "GET", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "a forest's answer store: settings and statistics", Auth: true, Handler: s.admin(s.cacheStatus)},
+		{Method: "POST", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "change a forest's answer store settings, or clear it", Auth: true, Handler: s.admin(s.changeCache)},
 		{Method: "GET", Path: "/v1/admin/audit", Op: "admin.audit", Summary: "the audit trail of your forests", Auth: true, Handler: s.admin(s.auditTrail)},
 	}
 }

@@ -58,6 +58,8 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"GET", "/v1/admin/people", nil, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/people", map[string]any{"principal": "editor", "grant": map[string]any{"forest": forestID, "caps": []string{"read", "write"}}}, []string{"owner", "admin"}},
 		{"GET", "/v1/admin/audit", nil, []string{"owner", "admin"}},
+		{"GET", "/v1/admin/cache" + q, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/cache", map[string]any{"forest": forestID, "max_entries": 100}, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/forests", map[string]any{"id": "f-{role}", "title": "New"}, []string{"owner", "admin"}},
 		{"GET", "/v1/admin/health" + q, nil, []string{"owner", "admin"}},
 		{"GET", "/v1/admin/locks" + q, nil, []string{"owner", "admin"}},

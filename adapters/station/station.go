@@ -22,6 +22,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/audit"
 	"github.com/monkeyllm/vine/adapters/station/registry"
+	"github.com/monkeyllm/vine/answer"
 )
 
 // Options configure a Station. Root and Registry are required; the rest
@@ -52,6 +53,12 @@ type Options struct {
 	Readers int
 	// Version is reported by health and the listings; "" is the build's.
 	Version string
+	// Answer, when set, binds the answer composite: it is called once,
+	// before the surfaces are built, with the per-forest store settings
+	// the Station keeps (pass them as answer.Options.StoreSettings), and
+	// the Answerer it returns serves /v1/admin/cache. The Station closes
+	// it.
+	Answer func(store func(context.Context, *vine.Vine) answer.StoreOptions) (*answer.Answerer, error)
 	// Now is the clock of the registry, the audit and the door windows.
 	Now func() time.Time
 	// Logger receives what never reaches the wire; AccessLog, when set,
@@ -63,16 +70,17 @@ type Options struct {
 // Server is a running Station: the host registry, the audit log, the
 // forests, and the HTTP surfaces over them.
 type Server struct {
-	opt     Options
-	now     func() time.Time
-	log     *slog.Logger
-	reg     *registry.Registry
-	audit   *audit.Log
-	forests *vine.Registry
-	api     *rest.Server
-	mcp     http.Handler
-	doors   *failureLimiter
-	handler http.Handler
+	opt      Options
+	now      func() time.Time
+	log      *slog.Logger
+	reg      *registry.Registry
+	audit    *audit.Log
+	forests  *vine.Registry
+	api      *rest.Server
+	mcp      http.Handler
+	doors    *failureLimiter
+	answerer *answer.Answerer
+	handler  http.Handler
 
 	bootstrap *registry.Minted // minted at this boot, for the announcement
 }
@@ -100,6 +108,12 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	if err := s.openRegistry(ctx); err != nil {
 		s.forests.Close()
 		return nil, err
+	}
+	if opt.Answer != nil {
+		if s.answerer, err = opt.Answer(s.StoreSettings); err != nil {
+			errors.Join(s.audit.Close(), s.reg.Close(), s.forests.Close())
+			return nil, err
+		}
 	}
 	s.build()
 	return s, nil
@@ -171,7 +185,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // Close stops the jobs, drains the audit log and closes the registry and
 // the forests, in that order.
 func (s *Server) Close() error {
-	return errors.Join(s.api.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())
+	var ans error
+	if s.answerer != nil {
+		ans = s.answerer.Close()
+	}
+	return errors.Join(s.api.Close(), ans, s.audit.Close(), s.reg.Close(), s.forests.Close())
 }
 
 // Registry is the host registry, for the CLI's key and grant commands

@@ -52,14 +52,14 @@ func newTestStation(t *testing.T, edit func(*Options)) *testStation {
 	return &testStation{t: t, s: s, url: srv.URL, registry: opt.Registry, root: opt.Root}
 }
 
-// answer is one finished exchange.
-type answer struct {
+// reply is one finished exchange.
+type reply struct {
 	status int
 	body   string
 	json   map[string]any
 }
 
-func (ts *testStation) call(method, path, key string, body any) answer {
+func (ts *testStation) call(method, path, key string, body any) reply {
 	ts.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -79,12 +79,12 @@ func (ts *testStation) call(method, path, key string, body any) answer {
 	require.NoError(ts.t, err)
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
-	a := answer{status: res.StatusCode, body: string(data)}
+	a := reply{status: res.StatusCode, body: string(data)}
 	_ = json.Unmarshal(data, &a.json)
 	return a
 }
 
-func (a answer) str(key string) string { s, _ := a.json[key].(string); return s }
+func (a reply) str(key string) string { s, _ := a.json[key].(string); return s }
 
 // owner runs setup and returns the owner's session key.
 func (ts *testStation) owner() string {

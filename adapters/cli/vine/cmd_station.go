@@ -22,8 +22,10 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/station"
 	"github.com/monkeyllm/vine/adapters/station/registry"
+	"github.com/monkeyllm/vine/answer"
 )
 
 func init() {
@@ -95,6 +97,8 @@ MONKEYLLM_STATION_AUDIT_DAYS and MONKEYLLM_STATION_TRUSTED_PROXIES: see the READ
 			&cli.BoolFlag{Name: "bootstrap-key", Usage: "mint the owner's key if setup is still open (also $MONKEYLLM_STATION_BOOTSTRAP_KEY=1)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "a `HOST` value clients may send (repeatable; default: $MONKEYLLM_STATION_ALLOWED_HOSTS, then local names)"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log one line per request"},
+			&cli.StringFlag{Name: "model-endpoint", Usage: "bind a llama.cpp server (OpenAI-compatible `URL`) and serve the answer tool"},
+			&cli.StringFlag{Name: "model", Usage: "the model `NAME` at --model-endpoint"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdStationServe(ctx, c, envOf(c))) },
 	}
@@ -158,6 +162,17 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 			return opt, fmt.Errorf("%s=%q: want a number of days, 0 to keep every row", stationAuditDaysEnv, raw)
 		}
 		opt.AuditRetainDays = days
+	}
+	if endpoint := c.String("model-endpoint"); endpoint != "" {
+		model := c.String("model")
+		opt.Answer = func(store func(context.Context, *vine.Vine) answer.StoreOptions) (*answer.Answerer, error) {
+			client, err := llamacpp.New(endpoint, model)
+			if err != nil {
+				return nil, err
+			}
+			return answer.Register(answer.LlamaCpp(client), &answer.Options{
+				Binding: answer.Binding{Provider: "llamacpp", Model: model}, StoreSettings: store})
+		}
 	}
 	for _, p := range strings.FieldsFunc(os.Getenv(stationProxiesEnv), func(r rune) bool { return r == ',' || r == ' ' }) {
 		prefix, err := netip.ParsePrefix(p)
