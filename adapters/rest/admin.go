@@ -33,15 +33,8 @@ type reindexAnswer struct {
 func (s *Server) reindex(w http.ResponseWriter, r *http.Request) {
 	const op = "reindex"
 	note := s.noteCall(r, "", op)
-	body, err := s.readBody(w, r, op)
-	if err != nil {
-		s.refuse(w, op, err)
-		return
-	}
-	note.setArgs(func() record.Args { return record.Digest(op, body) })
-	a, err := vine.DecodeArgs(reindexSignature, body)
-	if err != nil {
-		s.refuse(w, op, err)
+	a, ok := s.postArgs(w, r, op, reindexSignature, note)
+	if !ok {
 		return
 	}
 	note.setForest(record.Clip(a.String("forest")))

@@ -50,14 +50,8 @@ var allCaps = []vine.Capability{vine.CapRead, vine.CapWrite, vine.CapQuery, vine
 func (s *Server) createForest(w http.ResponseWriter, r *http.Request) {
 	const op = "create_forest"
 	note := s.noteCall(r, "", "admin.forest.create")
-	body, err := s.readBody(w, r, op)
-	if err != nil {
-		s.refuse(w, op, err)
-		return
-	}
-	a, err := vine.DecodeArgs(createForestSignature, body)
-	if err != nil {
-		s.refuse(w, op, err)
+	a, ok := s.postArgs(w, r, op, createForestSignature, nil)
+	if !ok {
 		return
 	}
 	note.setForest(record.Clip(a.String("id")))

@@ -64,6 +64,33 @@ func (s *Server) maintForest(ctx context.Context, op, forestID string, g gate) (
 	return id, pol, nil
 }
 
+// postArgs reads a maintenance POST's body, notes its audit digest and
+// decodes it against sig; ok is false once a refusal is answered.
+func (s *Server) postArgs(w http.ResponseWriter, r *http.Request, op string, sig vine.Signature, note *auditNote) (vine.Args, bool) {
+	body, err := s.readBody(w, r, op)
+	if err != nil {
+		s.refuse(w, op, err)
+		return vine.Args{}, false
+	}
+	note.setArgs(func() record.Args { return record.Digest(op, body) })
+	a, err := vine.DecodeArgs(sig, body)
+	if err != nil {
+		s.refuse(w, op, err)
+		return vine.Args{}, false
+	}
+	return a, true
+}
+
+// maintDir is maintForest with the forest's directory, for the routes
+// that work on files without opening the forest.
+func (s *Server) maintDir(ctx context.Context, op, forestID string, g gate) (id, dir string, err error) {
+	if id, _, err = s.maintForest(ctx, op, forestID, g); err != nil {
+		return "", "", err
+	}
+	dir, err = s.reg.Dir(id)
+	return id, dir, err
+}
+
 // adminHealth serves GET /v1/admin/health?forest= (J.13): the Ranger's health
 // report, relayed verbatim from a read-only instance, so opening a
 // console never writes (no evaporation, no promotion).
@@ -190,15 +217,8 @@ var takeSnapshotSignature = vine.Signature{
 func (s *Server) takeSnapshot(w http.ResponseWriter, r *http.Request) {
 	const op = "snapshot"
 	note := s.noteCall(r, "", op)
-	body, err := s.readBody(w, r, op)
-	if err != nil {
-		s.refuse(w, op, err)
-		return
-	}
-	note.setArgs(func() record.Args { return record.Digest(op, body) })
-	a, err := vine.DecodeArgs(takeSnapshotSignature, body)
-	if err != nil {
-		s.refuse(w, op, err)
+	a, ok := s.postArgs(w, r, op, takeSnapshotSignature, note)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
@@ -302,12 +322,7 @@ func snapshotPath(dir, id, name string) (string, bool) {
 // state, probed without opening the forest or taking a lane.
 func (s *Server) locks(w http.ResponseWriter, r *http.Request) {
 	const op = "locks"
-	id, _, err := s.maintForest(r.Context(), op, r.URL.Query().Get("forest"), gateAdmin)
-	if err != nil {
-		s.refuse(w, op, err)
-		return
-	}
-	dir, err := s.reg.Dir(id)
+	_, dir, err := s.maintDir(r.Context(), op, r.URL.Query().Get("forest"), gateAdmin)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
@@ -346,22 +361,11 @@ var unlockSignature = vine.Signature{
 func (s *Server) unlock(w http.ResponseWriter, r *http.Request) {
 	const op = "unlock"
 	note := s.noteCall(r, "", "admin.unlock")
-	body, err := s.readBody(w, r, op)
-	if err != nil {
-		s.refuse(w, op, err)
+	a, ok := s.postArgs(w, r, op, unlockSignature, note)
+	if !ok {
 		return
 	}
-	a, err := vine.DecodeArgs(unlockSignature, body)
-	if err != nil {
-		s.refuse(w, op, err)
-		return
-	}
-	id, _, err := s.maintForest(r.Context(), op, a.String("forest"), gateAdmin)
-	if err != nil {
-		s.refuse(w, op, err)
-		return
-	}
-	dir, err := s.reg.Dir(id)
+	id, dir, err := s.maintDir(r.Context(), op, a.String("forest"), gateAdmin)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
@@ -412,14 +416,8 @@ func (s *Server) canopyStatus(w http.ResponseWriter, r *http.Request) {
 // while the caller waits; the readers then reopen to see the new index.
 func (s *Server) canopyBuild(w http.ResponseWriter, r *http.Request) {
 	const op = "canopy"
-	body, err := s.readBody(w, r, op)
-	if err != nil {
-		s.refuse(w, op, err)
-		return
-	}
-	a, err := vine.DecodeArgs(canopySignature, body)
-	if err != nil {
-		s.refuse(w, op, err)
+	a, ok := s.postArgs(w, r, op, canopySignature, nil)
+	if !ok {
 		return
 	}
 	ctx := r.Context()

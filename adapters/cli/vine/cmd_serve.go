@@ -277,26 +277,9 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	}
 	api := rest.New(reg, ropts)
 	defer api.Close()
-	srv := &http.Server{Handler: serveMux(reg, opts, api), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 	log.Info("serving", "url", base+"/mcp", "rest", base+"/v1/", "mode", reg.Mode(), "keys", c.keys != "")
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveUntilDone(ctx, serveMux(reg, opts, api), ln, log)
 }
 
 // warmEnv turns boot warming off with 0, false, no or off.

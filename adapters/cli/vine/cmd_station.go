@@ -132,7 +132,7 @@ func cmdStationServe(ctx context.Context, c *cli.Command, e env) int {
 	if err := s.Announce(ctx, e.stdout, station.ConsoleURL(ln.Addr().String())); err != nil {
 		fmt.Fprintf(e.stderr, "vine station serve: %v\n", err)
 	}
-	if err := serveUntilDone(ctx, s, ln); err != nil {
+	if err := serveUntilDone(ctx, s, ln, opt.Logger); err != nil {
 		fmt.Fprintf(e.stderr, "vine station serve: %v\n", err)
 		return exitFailure
 	}
@@ -197,9 +197,9 @@ func truthy(v string) bool {
 	return false
 }
 
-// serveUntilDone serves h on ln until ctx ends, then shuts down within
-// the grace period.
-func serveUntilDone(ctx context.Context, h http.Handler, ln net.Listener) error {
+// serveUntilDone serves h on ln until ctx ends, then says so on log and
+// shuts down within the grace period.
+func serveUntilDone(ctx context.Context, h http.Handler, ln net.Listener, log *slog.Logger) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -208,6 +208,7 @@ func serveUntilDone(ctx context.Context, h http.Handler, ln net.Listener) error 
 		return err
 	case <-ctx.Done():
 	}
+	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
