@@ -70,7 +70,7 @@ func (t *Tracer) Append(e Event) error {
 	t.mu.Lock()
 	t.mem[e.Session] = append(t.mem[e.Session], e)
 	t.mu.Unlock()
-	line, err := json.Marshal(e)
+	line, err := e.appendJSON(make([]byte, 0, 192))
 	if err != nil {
 		return err
 	}
