@@ -4,9 +4,9 @@ package vine
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 
-	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
@@ -85,7 +85,8 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	if dir != DirectionOut && dir != DirectionIn && dir != DirectionBoth {
 		return nil, errDirection(dir)
 	}
-	rec, err := v.resolver.resolve(ctx, id)
+	nb := neighborsOf(v)
+	from, err := moveFrom(ctx, v.resolver, nb, id)
 	if err != nil {
 		return nil, err
 	}
@@ -93,9 +94,9 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 	var list []Neighbor
 	sampled := false
 	if opt.Rel == relChildren {
-		list, err = moveChildren(ctx, neighborsOf(v), rec.ID)
+		list, err = moveChildren(ctx, nb, from.id)
 	} else {
-		list, sampled, err = moveEdges(ctx, neighborsOf(v), v.Dialect(), rec, opt.Rel, dir, g == nil)
+		list, sampled, err = moveEdges(ctx, nb, v.Dialect(), from, opt.Rel, dir, g == nil)
 	}
 	if err != nil {
 		return nil, err
@@ -110,6 +111,73 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 		res.Truncated = true
 	}
 	return res, nil
+}
+
+// moveOrigin is the node a move starts from: its id and its out-edges in
+// catalog order, each with its target's type and summary (heat not yet).
+type moveOrigin struct {
+	id  string
+	out []Neighbor
+}
+
+// moveOriginSQL reads a node's out-edges with their targets' rows, one
+// row with NULL edge columns for a node without out-edges, and none for
+// an id the catalog does not hold.
+const moveOriginSQL = `SELECT e.rel, e.dst, t.id, t.type, t.summary FROM nodes AS n
+	LEFT JOIN edges AS e ON e.src = n.id LEFT JOIN nodes AS t ON t.id = e.dst
+	WHERE n.id = ? ORDER BY e.rowid`
+
+// moveFrom resolves the id a move starts from. Move reads the catalog
+// alone, never the node's file, so an id a string check admits
+// (resolver.lexicalID) whose row exists is served from one statement
+// that also reads its out-edges and their targets (spec 02 §6 step 1);
+// resolving symlinks per path component cost more than the rest of the
+// read. Without a row, or when that statement fails, the full resolution
+// runs: symlink containment, self-heal, waymark, the exact refusal.
+func moveFrom(ctx context.Context, r resolver, nb neighbors, raw string) (moveOrigin, error) {
+	if id, ok := r.lexicalID(ctx, raw); ok {
+		if out, found, err := moveOutEdges(ctx, nb, id); err == nil && found {
+			return moveOrigin{id: id, out: out}, nil
+		}
+	}
+	rec, err := r.resolve(ctx, raw)
+	if err != nil {
+		return moveOrigin{}, err
+	}
+	out := make([]Neighbor, len(rec.Edges))
+	for i, e := range rec.Edges {
+		out[i] = Neighbor{ID: e.Dst, Rel: e.Rel, Direction: DirectionOut}
+	}
+	return moveOrigin{id: rec.ID, out: out}, fillNeighborRows(ctx, nb, out)
+}
+
+// moveOutEdges runs moveOriginSQL; found says the catalog holds id.
+func moveOutEdges(ctx context.Context, nb neighbors, id string) (out []Neighbor, found bool, err error) {
+	st, err := nb.stmts.Prepare(ctx, moveOriginSQL)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, err := st.QueryContext(ctx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		found = true
+		var rel, dst, target, typ, summary sql.NullString
+		if err := rows.Scan(&rel, &dst, &target, &typ, &summary); err != nil {
+			return nil, false, err
+		}
+		if !dst.Valid {
+			continue // the node has no out-edges
+		}
+		n := Neighbor{ID: dst.String, Rel: rel.String, Direction: DirectionOut, Type: "?"}
+		if target.Valid {
+			n.Type, n.Summary = typ.String, summary.String
+		}
+		out = append(out, n)
+	}
+	return out, found, rows.Err()
 }
 
 func errDirection(got string) error {
@@ -147,27 +215,50 @@ const moveSample = 64
 // the order is by heat and every edge type is listed; sampled reports
 // that neighbours were left out, all of them beyond what the answer can
 // hold.
-func moveEdges(ctx context.Context, nb neighbors, dialect *forest.Dialect, rec catalog.Record, rel, dir string, byHeat bool) (list []Neighbor, sampled bool, err error) {
+func moveEdges(ctx context.Context, nb neighbors, dialect *forest.Dialect, from moveOrigin, rel, dir string, byHeat bool) (list []Neighbor, sampled bool, err error) {
 	if dir != DirectionIn {
 		sc := scopeOf(ctx)
-		for _, e := range rec.Edges {
-			if (rel == "" || e.Rel == rel) && sc.in(e.Dst) {
-				list = append(list, Neighbor{ID: e.Dst, Rel: e.Rel, Direction: DirectionOut})
+		for _, n := range from.out {
+			if (rel == "" || n.Rel == rel) && sc.in(n.ID) {
+				list = append(list, n)
 			}
 		}
 	}
 	if dir != DirectionOut {
-		ins, degree, err := nb.inEdges(ctx, rec.ID, byHeat && rel == "", moveSample) // hidden sources are no neighbours
+		ins, degree, err := nb.inEdges(ctx, from.id, byHeat && rel == "", moveSample) // hidden sources are no neighbours
 		if err != nil {
 			return nil, false, err
 		}
 		sampled = len(ins) < degree
+		var srcs []Neighbor
 		for _, e := range ins {
 			shown := dialect.Inverse(e.Rel)
 			if rel == "" || e.Rel == rel || shown == rel {
-				list = append(list, Neighbor{ID: e.Src, Rel: shown, Direction: DirectionIn})
+				srcs = append(srcs, Neighbor{ID: e.Src, Rel: shown, Direction: DirectionIn})
 			}
 		}
+		if err := fillNeighborRows(ctx, nb, srcs); err != nil {
+			return nil, false, err
+		}
+		list = append(list, srcs...)
+	}
+	ids := make([]string, len(list))
+	for i, n := range list {
+		ids[i] = n.ID
+	}
+	heat := nb.heat.read(ctx, ids)
+	for i := range list {
+		list[i].Heat = readHeatRound(heat[list[i].ID])
+	}
+	return list, sampled, nil
+}
+
+// fillNeighborRows sets the type and summary of neighbours from their
+// catalog rows; one missing from the catalog shows type "?" and no
+// summary.
+func fillNeighborRows(ctx context.Context, nb neighbors, list []Neighbor) error {
+	if len(list) == 0 {
+		return nil
 	}
 	ids := make([]string, len(list))
 	for i, n := range list {
@@ -175,17 +266,16 @@ func moveEdges(ctx context.Context, nb neighbors, dialect *forest.Dialect, rec c
 	}
 	rows, err := nb.rows(ctx, ids)
 	if err != nil {
-		return nil, false, err
+		return err
 	}
-	heat := nb.heat.read(ctx, ids)
 	for i := range list {
 		n := &list[i]
-		n.Type, n.Summary, n.Heat = "?", "", readHeatRound(heat[n.ID])
+		n.Type, n.Summary = "?", ""
 		if r, ok := rows[n.ID]; ok {
 			n.Type, n.Summary = r.typ, r.summary
 		}
 	}
-	return list, sampled, nil
+	return nil
 }
 
 // moveSignature is move's row in the signature table.

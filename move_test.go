@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,4 +127,70 @@ func TestMoveDirectionRefusedBeforeLookup(t *testing.T) {
 	_, err = f.call("move", map[string]any{"id": []string{"concepts/tide"}})
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, ESchema, e.Code, "move takes one id")
+}
+
+// TestMoveFromTheCatalogMatchesFullResolution: the start of a move read
+// from the catalog row (a string check, one statement) is the start the
+// full resolution gives, for every node of the fixture and for ids the
+// catalog does not hold.
+func TestMoveFromTheCatalogMatchesFullResolution(t *testing.T) {
+	v, _ := writableFixture(t)
+	ctx := context.Background()
+	nb := neighborsOf(v)
+	ids, err := v.cat.IDs(ctx)
+	require.NoError(t, err)
+	require.NotEmpty(t, ids)
+	edges := 0
+	for _, id := range append(ids, "no/such-node", " products/tidewatch-buoy/ ") {
+		got, gotErr := moveFrom(ctx, v.resolver, nb, id)
+		rec, wantErr := v.resolver.resolve(ctx, id)
+		if wantErr != nil {
+			assert.Equal(t, wantErr, gotErr, id)
+			continue
+		}
+		require.NoError(t, gotErr, id)
+		var want []Neighbor
+		for _, e := range rec.Edges {
+			want = append(want, Neighbor{ID: e.Dst, Rel: e.Rel, Direction: DirectionOut})
+		}
+		require.NoError(t, fillNeighborRows(ctx, nb, want))
+		assert.Equal(t, moveOrigin{id: rec.ID, out: want}, got, id)
+		edges += len(want)
+	}
+	assert.Positive(t, edges, "the fixture has out-edges to compare")
+}
+
+// TestMoveOfANodeSwappedForASymlinkReadsOnlyTheCatalog: move answers an
+// indexed id from its catalog row even when its file has since been
+// replaced by a symlink out of the forest, and reads nothing outside;
+// look and pick, which read the file, still answer not found; an id never
+// indexed through such a link is not found for move too.
+func TestMoveOfANodeSwappedForASymlinkReadsOnlyTheCatalog(t *testing.T) {
+	v, dir := writableFixture(t)
+	ctx := context.Background()
+	const id, secret = "products/tidewatch-buoy", "SECRET-OUTSIDE-THE-FOREST"
+	before, err := v.Move(ctx, id, MoveOptions{Direction: DirectionBoth})
+	require.NoError(t, err)
+
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	node := "---\ntype: note\ntitle: Secret\nsummary: " + secret + "\nlinks:\n- rel: related\n  target: people/ana-ribeiro\n---\n\n" + secret + "\n"
+	require.NoError(t, os.WriteFile(outside, []byte(node), 0o644))
+	file := filepath.Join(dir, "products", "tidewatch-buoy.md")
+	require.NoError(t, os.Remove(file))
+	require.NoError(t, os.Symlink(outside, file))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "products", "leak.md")))
+
+	after, err := v.Move(ctx, id, MoveOptions{Direction: DirectionBoth})
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the catalog row answers; the file is not read")
+	raw, err := json.Marshal(after)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), secret)
+
+	_, err = v.Look(ctx, id, LookOptions{})
+	assert.Equal(t, ENotFound, CodeOf(err), "look reads the file: containment stays")
+	_, err = v.Pick(ctx, id, PickOptions{})
+	assert.Equal(t, ENotFound, CodeOf(err), "pick reads the file: containment stays")
+	_, err = v.Move(ctx, "products/leak", MoveOptions{})
+	assert.Equal(t, ENotFound, CodeOf(err), "an id without a row is contained with symlinks resolved")
 }

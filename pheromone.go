@@ -4,6 +4,7 @@ package vine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -66,12 +67,12 @@ func (h *heatLayer) open(ctx context.Context, derived string) error {
 	return nil
 }
 
-// close closes the trails store, if it was opened.
+// close closes the trails store and the trace files, if they were opened.
 func (h *heatLayer) close() error {
 	if h.store == nil {
 		return nil
 	}
-	return h.store.Close()
+	return errors.Join(h.tracer.CloseFiles(), h.store.Close())
 }
 
 // sessionOf is the context's session, or the Vine's own.

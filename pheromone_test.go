@@ -8,11 +8,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/internal/testforest"
 )
 
 func TestReadsTraceButDepositNothing(t *testing.T) {
@@ -136,4 +140,66 @@ func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
 			assert.Equal(t, want, v.heat.read(sctx, asked), "%s, session %q", step.name, session)
 		}
 	}
+}
+
+// openTraceFiles lists the trace files this process holds open, from
+// /proc/self/fd; the test skips where there is no /proc.
+func openTraceFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd to list open files")
+	}
+	traces, err := filepath.EvalSymlinks(filepath.Join(dir, "_derived", "traces"))
+	require.NoError(t, err)
+	var out []string
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil &&
+			strings.HasPrefix(target, traces+string(filepath.Separator)) {
+			out = append(out, target)
+		}
+	}
+	return out
+}
+
+// TestTwoVinesTraceOneSessionAndCloseReleasesTheFile: two Vines on one
+// forest append to one session's trace at once, through files they keep
+// open; every line is a whole event, and Close releases the files.
+func TestTwoVinesTraceOneSessionAndCloseReleasesTheFile(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	a, err := Open(context.Background(), dir, &Options{ReadOnly: true})
+	require.NoError(t, err)
+	b, err := Open(context.Background(), dir, &Options{ReadOnly: true})
+	require.NoError(t, err)
+	ctx := WithSession(context.Background(), "two-vines")
+	var wg sync.WaitGroup
+	for i := range 40 {
+		v := a
+		if i%2 == 1 {
+			v = b
+		}
+		wg.Go(func() {
+			_, err := v.Call(ctx, "move", []byte(`{"id": "products/tidewatch-buoy"}`))
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	assert.NotEmpty(t, openTraceFiles(t, dir), "the trace file stays open between calls")
+	require.NoError(t, a.Close())
+	require.NoError(t, b.Close())
+	assert.Empty(t, openTraceFiles(t, dir), "Close releases the trace files")
+
+	f, err := os.Open(filepath.Join(dir, "_derived", "traces", "two-vines.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	lines := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), "a whole line: %q", sc.Text())
+		assert.Equal(t, "move", e["primitive"])
+		assert.Equal(t, "products/tidewatch-buoy", e["id"])
+		lines++
+	}
+	assert.Equal(t, 40, lines)
 }

@@ -84,6 +84,26 @@ func (r resolver) resolve(ctx context.Context, raw string) (catalog.Record, erro
 	return catalog.Record{}, notFound(raw)
 }
 
+// lexicalID returns the canonical form of a caller-supplied id that a
+// string-only check admits: an id's shape, lexically inside the forest
+// ("..", absolute paths refused), and visible to the call's scope. It does
+// not touch the file system. It serves a read that then finds the id's
+// catalog row and reads nothing but the catalog: the row proves the id
+// was indexed from a file inside the forest, and a file swapped for a
+// symlink since is never opened. A read of the file itself goes through
+// resolve. Whatever it does not admit, resolve refuses with the exact
+// answer.
+func (r resolver) lexicalID(ctx context.Context, raw string) (string, bool) {
+	id := strings.Trim(strings.TrimSpace(raw), "/")
+	if id == "" || !scopeOf(ctx).in(id) {
+		return "", false
+	}
+	if _, err := r.files.root.TrustedPath(id); err != nil {
+		return "", false
+	}
+	return id, true
+}
+
 // reachable trims a caller-supplied id to its canonical form and reports
 // whether it names a file inside the forest (symlinks resolved) that the
 // call's scope can see, with the file's path.

@@ -74,22 +74,16 @@ func (s *Store) Close() error {
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Heat reads min(1, persistent + 0.5·session) for ids, rounded to four
-// decimals, with one statement per scope and chunk. Absent ids are cold
-// and absent from the map. session "" reads persistent heat only.
+// decimals, with one statement per chunk reading both scopes. Absent ids
+// are cold and absent from the map. session "" reads persistent heat only.
 func (s *Store) Heat(ctx context.Context, ids []string, session string) (map[string]float64, error) {
 	out := make(map[string]float64, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	persistent, err := s.read(ctx, "", ids)
+	persistent, sessional, err := s.read(ctx, session, ids)
 	if err != nil {
 		return nil, err
-	}
-	sessional := map[string]float64{}
-	if session != "" {
-		if sessional, err = s.read(ctx, session, ids); err != nil {
-			return nil, err
-		}
 	}
 	for _, id := range ids {
 		h := persistent[id] + SessionWeight*sessional[id]
@@ -100,45 +94,59 @@ func (s *Store) Heat(ctx context.Context, ids []string, session string) (map[str
 	return out, nil
 }
 
-func (s *Store) read(ctx context.Context, scope string, ids []string) (map[string]float64, error) {
-	out := map[string]float64{}
+// read returns the persistent heat of ids and, when session is not "",
+// their heat in that session. A read is one statement per chunk for both
+// scopes: a move's whole catalog read is about one statement, so a
+// second one per scope cost nearly as much as the rest of it.
+func (s *Store) read(ctx context.Context, session string, ids []string) (persistent, sessional map[string]float64, err error) {
+	persistent, sessional = map[string]float64{}, map[string]float64{}
 	for part := range slices.Chunk(ids, chunk) {
-		args := make([]any, 0, len(part)+1)
-		args = append(args, scope)
+		args := make([]any, 0, len(part)+2)
+		args = append(args, "", session)
 		for _, id := range part {
 			args = append(args, id)
 		}
 		stmt, err := s.readStmt(ctx, len(part))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		rows, err := stmt.QueryContext(ctx, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			var h float64
-			if err := rows.Scan(&id, &h); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = h
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
+		if err := scanHeat(ctx, stmt, args, session, persistent, sessional); err != nil {
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return persistent, sessional, nil
 }
 
-// readStmt is the prepared heat read for an IN list of n ids.
+// scanHeat runs one read and sorts its rows by scope.
+func scanHeat(ctx context.Context, stmt *sql.Stmt, args []any, session string, persistent, sessional map[string]float64) error {
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var scope, id string
+		var h float64
+		if err := rows.Scan(&scope, &id, &h); err != nil {
+			return err
+		}
+		switch {
+		case scope == "":
+			persistent[id] = h
+		case scope == session:
+			sessional[id] = h
+		}
+	}
+	return rows.Err()
+}
+
+// readStmt is the prepared heat read of two scopes (persistent and a
+// session, or persistent twice) for an IN list of n ids.
 func (s *Store) readStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	if st, ok := s.reads.Load(n); ok {
 		return st.(*sql.Stmt), nil
 	}
-	st, err := s.db.PrepareContext(ctx, "SELECT node_id, heat FROM heat WHERE scope = ? AND node_id IN ("+placeholders(n)+")")
+	st, err := s.db.PrepareContext(ctx, "SELECT scope, node_id, heat FROM heat WHERE scope IN (?, ?) AND node_id IN ("+placeholders(n)+")")
 	if err != nil {
 		return nil, err
 	}

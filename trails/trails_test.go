@@ -39,6 +39,10 @@ func TestDepositAndHeat(t *testing.T) {
 	h, err = s.Heat(ctx, []string{"b"}, "s1")
 	require.NoError(t, err)
 	assert.Equal(t, 0.3, h["b"], "persistent + 0.5 × session")
+
+	h, err = s.Heat(ctx, []string{"b"}, "s2")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"b": 0.1}, h, "another session's heat is not this one's")
 }
 
 func TestHeatReadsManyIDsInChunks(t *testing.T) {
