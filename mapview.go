@@ -123,15 +123,7 @@ func (t *Trails) NodeIDs() []string {
 // under the policy (spec 07 §6). Past the limit it keeps the nodes with
 // the most visible edges (then by id) and says so with Truncated.
 func (sc *Scoped) Graph(ctx context.Context, opt MapOptions) (*Graph, error) {
-	if err := sc.mapGate(); err != nil {
-		return nil, err
-	}
-	ctx = sc.Context(ctx)
-	prefix, limit, err := sc.v.mapRegion(ctx, opt)
-	if err != nil {
-		return nil, err
-	}
-	recs, edges, err := sc.v.mapWalk(ctx, prefix)
+	ctx, recs, edges, limit, err := sc.mapRead(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -177,15 +169,7 @@ func (sc *Scoped) Graph(ctx context.Context, opt MapOptions) (*Graph, error) {
 // Trails projects the persistent heat of the region's nodes under the
 // policy: session heat is never observable here.
 func (sc *Scoped) Trails(ctx context.Context, opt MapOptions) (*Trails, error) {
-	if err := sc.mapGate(); err != nil {
-		return nil, err
-	}
-	ctx = sc.Context(ctx)
-	prefix, limit, err := sc.v.mapRegion(ctx, opt)
-	if err != nil {
-		return nil, err
-	}
-	recs, _, err := sc.v.mapWalk(ctx, prefix)
+	ctx, recs, _, limit, err := sc.mapRead(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -210,12 +194,20 @@ func (sc *Scoped) Trails(ctx context.Context, opt MapOptions) (*Trails, error) {
 	return t, nil
 }
 
-// mapGate refuses a policy without read, as look would.
-func (sc *Scoped) mapGate() error {
+// mapRead is what both projections start with: read needed, the region
+// resolved under the policy, its visible rows and edges read. The
+// context returned carries the policy.
+func (sc *Scoped) mapRead(ctx context.Context, opt MapOptions) (context.Context, []catalog.Record, []MapEdge, int, error) {
 	if !sc.s.has(CapRead) {
-		return sc.forbidden("map", CapRead)
+		return ctx, nil, nil, 0, sc.forbidden("map", CapRead)
 	}
-	return nil
+	ctx = sc.Context(ctx)
+	prefix, limit, err := sc.v.mapRegion(ctx, opt)
+	if err != nil {
+		return ctx, nil, nil, 0, err
+	}
+	recs, edges, err := sc.v.mapWalk(ctx, prefix)
+	return ctx, recs, edges, limit, err
 }
 
 // mapRegion resolves the scope to an id prefix ("" for the whole forest)
