@@ -5,6 +5,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -147,6 +148,30 @@ func (f canopyFlags) llamacpp() (canopy.Embedder, error) {
 		return nil, err // not a typed nil in the interface
 	}
 	return c, nil
+}
+
+// embedFlags bind an embedder to the forests a command opens (call,
+// serve), so hybrid locate and the Gauntlet frontier run outside the
+// library too (Part K); the environment fills in as for canopy.
+func embedFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "embedder", Usage: "bind an embedder `KIND`: hash or llamacpp (default: llamacpp when $MONKEYLLM_EMBED_ENDPOINT is set, else none)"},
+		&cli.StringFlag{Name: "embed-endpoint", Usage: "embedding server base `URL` (llamacpp)"},
+		&cli.StringFlag{Name: "embed-model", Usage: "embedding model `NAME` (llamacpp: default " + canopy.DefaultModel + ")"},
+		&cli.IntFlag{Name: "embed-dim", Value: hashDefaultDim, Usage: "vector dimension `N` (hash only)"},
+	}
+}
+
+// embedderOf reads embedFlags; nil when none is named and the
+// environment names no endpoint.
+func embedderOf(c *cli.Command) (canopy.Embedder, error) {
+	f := canopyFlags{embedder: c.String("embedder"), endpoint: c.String("embed-endpoint"),
+		model: c.String("embed-model"), dim: int(c.Int("embed-dim"))}
+	emb, err := f.open()
+	if err != nil {
+		return nil, errors.New(strings.NewReplacer("--endpoint", "--embed-endpoint", "--dim", "--embed-dim").Replace(err.Error()))
+	}
+	return emb, nil
 }
 
 // canopyRun opens the forest read-only — the layer lives in _derived, so

@@ -29,6 +29,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/answer"
+	"github.com/monkeyllm/vine/canopy"
 	"github.com/monkeyllm/vine/payload"
 )
 
@@ -57,14 +58,15 @@ type serveConfig struct {
 	modelEndpoint string // --model-endpoint: a llama.cpp server binds the answer tool
 	model         string // --model: its model name
 
-	logLevel   slog.Level // --log-level
-	logJSON    bool       // --log-format json
-	accessLog  bool       // --access-log: one line per HTTP request
-	cors       []string   // --cors-origin
-	metrics    bool       // --metrics: Prometheus at /v1/metrics
-	ratePerSec float64    // --rate-limit: requests per second per key
-	rateBurst  int        // --rate-burst
-	snapshots  string     // --snapshots: where the maintenance routes keep snapshots
+	logLevel   slog.Level      // --log-level
+	logJSON    bool            // --log-format json
+	accessLog  bool            // --access-log: one line per HTTP request
+	cors       []string        // --cors-origin
+	metrics    bool            // --metrics: Prometheus at /v1/metrics
+	ratePerSec float64         // --rate-limit: requests per second per key
+	rateBurst  int             // --rate-burst
+	snapshots  string          // --snapshots: where the maintenance routes keep snapshots
+	embedder   canopy.Embedder // --embedder: hybrid locate and the Gauntlet
 }
 
 func serveCommand() *cli.Command {
@@ -80,7 +82,7 @@ every caller is the local owner. Runs until SIGINT or SIGTERM.
 HTTP also reads MONKEYLLM_STATION_ALLOWED_HOSTS, MONKEYLLM_STATION_WARM,
 MONKEYLLM_STATION_READERS, MONKEYLLM_STATION_MODEL_CONCURRENCY and
 MONKEYLLM_INGEST_ROOTS: see "Configuration" in the README.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			forestFlag(),
 			&cli.StringFlag{Name: "forests", Usage: "serve every forest below `DIR` (registry mode)", TakesFile: true},
 			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (MCP at /mcp, REST at /v1/) instead of stdio"},
@@ -100,7 +102,7 @@ MONKEYLLM_INGEST_ROOTS: see "Configuration" in the README.`,
 			&cli.FloatFlag{Name: "rate-limit", Usage: "HTTP: at most `N` requests per second per key (429 with Retry-After past it; 0 is no limit)"},
 			&cli.IntFlag{Name: "rate-burst", Usage: "HTTP: requests a key may send at once under --rate-limit (default max(1, N))"},
 			&cli.StringFlag{Name: "snapshots", Usage: "HTTP: `DIR` (outside every forest) where /v1/admin/snapshots keeps snapshot files"},
-		},
+		}, embedFlags()...),
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdServe(ctx, c, envOf(c))) },
 	}
 }
@@ -114,6 +116,12 @@ func serveConfigOf(cmd *cli.Command, stderr io.Writer) (serveConfig, bool) {
 		accessLog: cmd.Bool("access-log"), cors: cmd.StringSlice("cors-origin"), metrics: cmd.Bool("metrics"),
 		ratePerSec: cmd.Float("rate-limit"), rateBurst: int(cmd.Int("rate-burst")), snapshots: cmd.String("snapshots"),
 	}
+	emb, err := embedderOf(cmd)
+	if err != nil {
+		fmt.Fprintf(stderr, "vine serve: %v\n", err)
+		return c, false
+	}
+	c.embedder = emb
 	if !logSettings(cmd, &c, stderr) {
 		return c, false
 	}
@@ -169,7 +177,7 @@ func cmdServe(ctx context.Context, cmd *cli.Command, e env) int {
 	defer stop()
 	log := c.logger(e.stderr)
 	reg, err := openRegistry(c, &vine.Options{ReadOnly: c.readOnly, Logger: log, Observer: rest.TimingObserver{},
-		Fetcher: servedFetcher(c.fileRoot)})
+		Fetcher: servedFetcher(c.fileRoot), Embedder: c.embedder})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "vine serve: %v\n", err)
 		return exitFailure
@@ -269,7 +277,7 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 		ropts.Readers = n
 		ropts.OpenReader = func() (*vine.Registry, error) {
 			return vine.NewRegistry(c.root, &vine.Options{ReadOnly: true, Logger: log, Observer: rest.TimingObserver{},
-				Fetcher: servedFetcher(c.fileRoot)})
+				Fetcher: servedFetcher(c.fileRoot), Embedder: c.embedder})
 		}
 	}
 	if warm(c) {

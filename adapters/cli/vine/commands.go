@@ -184,7 +184,7 @@ func callCommand() *cli.Command {
 		Description: `The arguments are one JSON object, quoted, or "-" to read it from stdin.
 The result is the primitive's JSON (exit 0), or its envelope {"error":{...}}
 (exit 1). "vine primitives" lists the primitives.`,
-		Flags:  []cli.Flag{forestFlag(), alwaysJSON()},
+		Flags:  append([]cli.Flag{forestFlag(), alwaysJSON()}, embedFlags()...),
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdCall(ctx, c, envOf(c))) },
 	}
 }
@@ -208,8 +208,14 @@ func cmdCall(ctx context.Context, c *cli.Command, e env) int {
 	if err := checkForest(e, name, dir); err != nil {
 		return refuse(e.stdout, name, err)
 	}
+	emb, err := embedderOf(c)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine call: %v\n", err)
+		return exitUsage
+	}
 	sig, known := vine.LookupSignature(name)
-	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: known && sig.ReadOnly, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: known && sig.ReadOnly, Logger: cliLogger(e.stderr),
+		Embedder: emb})
 	if err != nil {
 		return fail(e.stdout, e.stderr, name, err)
 	}
