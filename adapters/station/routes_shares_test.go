@@ -465,3 +465,34 @@ func TestSharePageBehindHostGuard(t *testing.T) {
 		assert.Contains(t, a.body, "E_HOST_NOT_ALLOWED")
 	}
 }
+
+// TestShareResolvesCachedBody: a node whose body lives in the derived
+// cache shows that body (G.7); one whose body is nowhere is a dead link.
+func TestShareResolvesCachedBody(t *testing.T) {
+	ss := newShareStation(t, nil)
+	dir := filepath.Join(ss.root, forestID)
+	for id, front := range map[string]string{
+		"library/cached-guide": "type: document\ntitle: Cached guide\nsummary: Body in the cache.\ncontent: cached\n",
+		"library/lost-guide":   "type: document\ntitle: Lost guide\nsummary: Body nowhere.\ncontent: cached\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(id)+".md")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("---\n"+front+"---\n\nstub\n"), 0o644))
+	}
+	cached := filepath.Join(dir, "_derived", "bodies", "library", "cached-guide.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cached), 0o755))
+	require.NoError(t, os.WriteFile(cached, []byte("# Guide\n\n## Part one\n\nFull text.\n"), 0o644))
+
+	_, token := ss.share("ana", "library/cached-guide", nil)
+	a, _ := ss.get("/v1/share/"+token, nil)
+	require.Equal(t, http.StatusOK, a.status, a.body)
+	assert.Equal(t, "Cached guide", a.str("title"))
+	assert.Contains(t, a.str("markdown"), "Full text.")
+	assert.NotContains(t, a.str("markdown"), "stub")
+	assert.Equal(t, []any{"Part one"}, a.json["outline"])
+
+	_, lost := ss.share("ana", "library/lost-guide", nil)
+	b, _ := ss.get("/v1/share/"+lost, nil)
+	assert.Equal(t, http.StatusNotFound, b.status)
+	assert.Contains(t, b.body, `"share not found"`)
+}
