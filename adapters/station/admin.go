@@ -25,7 +25,7 @@ import (
 
 // routes are the Station's host routes, served by the REST surface.
 func (s *Server) routes() []rest.Route {
-	return []rest.Route{
+	return append([]rest.Route{
 		{Method: "POST", Path: "/v1/auth/setup", Op: "auth.setup", Summary: "create the owner, once (09 §4)", Handler: s.setup},
 		{Method: "POST", Path: "/v1/auth/login", Op: "auth.login", Summary: "a 12-hour session for a password", Handler: s.login},
 		{Method: "POST", Path: "/v1/auth/pair", Op: "auth.pair", Summary: "a masked key for a browser extension", Handler: s.pair},
@@ -39,7 +39,7 @@ func (s *Server) routes() []rest.Route {
 		{Method: "GET", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "a forest's answer store: settings and statistics", Auth: true, Handler: s.admin(s.cacheStatus)},
 		{Method: "POST", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "change a forest's answer store settings, or clear it", Auth: true, Handler: s.admin(s.changeCache)},
 		{Method: "GET", Path: "/v1/admin/audit", Op: "admin.audit", Summary: "the audit trail of your forests", Auth: true, Handler: s.admin(s.auditTrail)},
-	}
+	}, s.shareRoutes()...)
 }
 
 // adminCall is an authenticated governance request.

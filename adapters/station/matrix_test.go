@@ -72,6 +72,8 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"POST", "/v1/admin/reindex", forestBody, []string{"owner", "admin"}},
 		{"GET", "/v1/forests/" + forestID + "/graph", nil, []string{"owner", "admin", "editor", "reader"}},  // the paired owner key carries no owner bit, and the owner holds no grant
 		{"GET", "/v1/forests/" + forestID + "/trails", nil, []string{"owner", "admin", "editor", "reader"}}, // the paired owner key carries no owner bit, and the owner holds no grant
+		{"POST", "/v1/forests/" + forestID + "/share", map[string]any{"node": "concepts/tide"}, []string{"owner", "admin", "editor", "reader"}},
+		{"GET", "/v1/forests/" + forestID + "/shares", nil, []string{"owner", "admin", "editor", "reader"}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

@@ -81,6 +81,7 @@ type Server struct {
 	doors    *failureLimiter
 	answerer *answer.Answerer
 	handler  http.Handler
+	shares   shareDesk
 
 	bootstrap *registry.Minted // minted at this boot, for the announcement
 }
@@ -135,6 +136,10 @@ func (s *Server) openRegistry(ctx context.Context) error {
 	s.audit, err = audit.New(ctx, s.reg.DB(), &audit.Options{RetainDays: s.opt.AuditRetainDays, Now: s.opt.Now, Logger: s.log})
 	if err != nil {
 		s.reg.Close()
+		return err
+	}
+	if err := s.openShares(ctx); err != nil {
+		errors.Join(s.audit.Close(), s.reg.Close())
 		return err
 	}
 	if s.opt.BootstrapKey {
