@@ -259,26 +259,17 @@ func (r *Repo) stage(idx *index.Index, p string) error {
 }
 
 // putObject stores an object unless the store already has it, which skips
-// compressing unchanged content.
+// compressing unchanged content. New objects are written loose at git's
+// loose compression level (writeLoose).
 func (r *Repo) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
 	if r.st.HasEncodedObject(h) == nil {
 		return h, nil
 	}
-	o := r.st.NewEncodedObject()
-	o.SetType(t)
-	o.SetSize(int64(len(data)))
-	w, err := o.Writer()
-	if err != nil {
+	if err := r.writeLoose(t, h, data); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return r.st.SetEncodedObject(o)
+	return h, nil
 }
 
 // writeTree stores the trees the index describes and returns the root's.

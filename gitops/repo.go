@@ -3,6 +3,7 @@
 package gitops
 
 import (
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"os"
@@ -54,6 +55,7 @@ type Repo struct {
 	mu    sync.Mutex  // serializes commits; guards st and cache
 	cache *indexCache // the index as last committed; nil = read from disk
 	packs time.Time   // objects/pack's mtime when st last indexed the packs
+	zw    *zlib.Writer // reused by writeLoose, under mu
 }
 
 // Init returns the forest's own repository at dir, creating it (and dir)
