@@ -6,6 +6,8 @@ import (
 	"compress/zlib"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,10 +35,13 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, h plumbing.Hash, data []byte) e
 	objects := filepath.Join(r.dot.Root(), "objects")
 	hex := h.String()
 	dir := filepath.Join(objects, hex[:2])
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if !r.fanout[h[0]] {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		r.fanout[h[0]] = true
 	}
-	f, err := os.CreateTemp(objects, "tmp_obj_")
+	f, err := createLooseTemp(objects)
 	if err != nil {
 		return err
 	}
@@ -49,42 +54,69 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, h plumbing.Hash, data []byte) e
 		os.Remove(f.Name())
 		return err
 	}
+	// No existence check first: the caller found the object absent, and
+	// renaming an object over its identical twin changes nothing.
 	final := filepath.Join(dir, hex[2:])
-	if _, err := os.Lstat(final); err == nil {
-		return os.Remove(f.Name())
+	err = os.Rename(f.Name(), final)
+	if errors.Is(err, fs.ErrNotExist) { // the directory went (git gc prunes empty ones)
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			err = os.Rename(f.Name(), final)
+		}
 	}
-	if err := os.Chmod(f.Name(), 0o444); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), final); err != nil {
+	if err != nil {
 		os.Remove(f.Name())
 		return err
 	}
 	return nil
 }
 
+// createLooseTemp creates a temporary object file in dir, read-only from
+// the start as git keeps objects (the open handle still writes), named as
+// git names its own so that git's cleanup knows it.
+func createLooseTemp(dir string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, errors.New("gitops: no free temporary object name")
+}
+
 // deflateObject writes the zlib stream of a loose object to f.
 func (r *Repo) deflateObject(f *os.File, t plumbing.ObjectType, data []byte) error {
-	if r.zw == nil {
-		zw, err := zlib.NewWriterLevel(f, looseLevel)
-		if err != nil {
+	zw := r.zw
+	if len(data) > storeLooseAbove {
+		zw = r.zstore
+	}
+	if zw == nil {
+		level := looseLevel
+		if len(data) > storeLooseAbove {
+			level = zlib.NoCompression
+		}
+		var err error
+		if zw, err = zlib.NewWriterLevel(f, level); err != nil {
 			return err
 		}
-		r.zw = zw
+		if level == looseLevel {
+			r.zw = zw
+		} else {
+			r.zstore = zw
+		}
 	} else {
-		r.zw.Reset(f)
+		zw.Reset(f)
 	}
 	head := make([]byte, 0, 32)
 	head = append(head, t.Bytes()...)
 	head = append(head, ' ')
 	head = strconv.AppendInt(head, int64(len(data)), 10)
 	head = append(head, 0)
-	_, err := r.zw.Write(head)
+	_, err := zw.Write(head)
 	if err == nil {
-		_, err = r.zw.Write(data)
+		_, err = zw.Write(data)
 	}
-	if err := errors.Join(err, r.zw.Close()); err != nil {
+	if err := errors.Join(err, zw.Close()); err != nil {
 		return fmt.Errorf("gitops: write object %s: %w", t, err)
 	}
 	return nil
