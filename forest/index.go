@@ -145,8 +145,14 @@ func EntryIDs(body, heading string) []string {
 // CountEntries counts the section's lines starting "- [[", the number
 // coverage reports.
 func CountEntries(body, heading string) int {
+	h, end, ok := findHeading(body, heading)
+	if !ok {
+		return 0
+	}
+	// Counted in place: this runs on every plant into a branch, whose
+	// index may hold thousands of lines.
 	n := 0
-	for _, line := range SectionLines(body, heading) {
+	for line := range strings.Lines(body[h.end:end]) {
 		if strings.HasPrefix(line, entryPrefix) {
 			n++
 		}
@@ -197,6 +203,9 @@ func ReplaceEntrySummary(body, id, line string) (string, bool) {
 // RemoveEntry drops every entry line for id, wherever it sits, and
 // reports whether there was one.
 func RemoveEntry(body, id string) (string, bool) {
+	if !strings.Contains(body, entryPrefix+id) {
+		return body, false // every entry line for id contains "- [[<id>"; a new id has none
+	}
 	var b strings.Builder
 	removed := false
 	for _, l := range spanLines(body) {
