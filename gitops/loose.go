@@ -26,22 +26,20 @@ const looseLevel = zlib.BestSpeed
 
 // writeLoose stores data as a loose object of type t whose hash is h
 // (already computed by the caller), the way git does: a zlib stream of
-// "<type> <size>\x00<data>" written to a temporary file in the objects
-// directory and renamed into place, read-only. An object that appeared
+// "<type> <size>\x00<data>" written to a temporary file beside it and
+// renamed into place, read-only. An object that appeared
 // meanwhile is kept: objects are content addressed.
 //
 // Callers hold r.mu (the zlib writer is reused across objects).
 func (r *Repo) writeLoose(t plumbing.ObjectType, h plumbing.Hash, data []byte) error {
-	objects := filepath.Join(r.dot.Root(), "objects")
 	hex := h.String()
-	dir := filepath.Join(objects, hex[:2])
-	if !r.fanout[h[0]] {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+	dir := filepath.Join(r.dot.Root(), "objects", hex[:2])
+	f, err := createLooseTemp(dir)
+	if errors.Is(err, fs.ErrNotExist) { // a new fan-out directory, or one git gc pruned
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			f, err = createLooseTemp(dir)
 		}
-		r.fanout[h[0]] = true
 	}
-	f, err := createLooseTemp(objects)
 	if err != nil {
 		return err
 	}
@@ -56,23 +54,17 @@ func (r *Repo) writeLoose(t plumbing.ObjectType, h plumbing.Hash, data []byte) e
 	}
 	// No existence check first: the caller found the object absent, and
 	// renaming an object over its identical twin changes nothing.
-	final := filepath.Join(dir, hex[2:])
-	err = os.Rename(f.Name(), final)
-	if errors.Is(err, fs.ErrNotExist) { // the directory went (git gc prunes empty ones)
-		if err = os.MkdirAll(dir, 0o755); err == nil {
-			err = os.Rename(f.Name(), final)
-		}
-	}
-	if err != nil {
+	if err := os.Rename(f.Name(), filepath.Join(dir, hex[2:])); err != nil {
 		os.Remove(f.Name())
 		return err
 	}
 	return nil
 }
 
-// createLooseTemp creates a temporary object file in dir, read-only from
-// the start as git keeps objects (the open handle still writes), named as
-// git names its own so that git's cleanup knows it.
+// createLooseTemp creates a temporary object file in dir, the object's
+// fan-out directory as git does (the rename stays in one directory),
+// read-only from the start as git keeps objects (the open handle still
+// writes), named as git names its own so that git's prune knows it.
 func createLooseTemp(dir string) (*os.File, error) {
 	for range 100 {
 		name := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))

@@ -58,7 +58,6 @@ type Repo struct {
 	zw     *zlib.Writer // reused by writeLoose, under mu
 	zstore *zlib.Writer // the same, storing without compression
 	pend   pending      // objects written since the last pack (pack.go), under mu
-	fanout [256]bool    // objects/xx directories known to exist, under mu
 }
 
 // Init returns the forest's own repository at dir, creating it (and dir)
