@@ -21,9 +21,6 @@ const (
 // entryPrefix starts every index entry line; coverage counts these lines.
 const entryPrefix = "- [["
 
-// entryRe reads the id of an entry line (A.5: `- [[<id>(|text)?]]…`).
-var entryRe = regexp.MustCompile(`^- \[\[([^\]|]*)(?:\|[^\]]*)?\]\]`)
-
 // coverageRe is A.5's coverage pattern; singular forms parse too.
 var coverageRe = regexp.MustCompile(`^(\d+) bananas?, (\d+) sub-branch(?:es)?\.?$`)
 
@@ -148,8 +145,14 @@ func EntryIDs(body, heading string) []string {
 // CountEntries counts the section's lines starting "- [[", the number
 // coverage reports.
 func CountEntries(body, heading string) int {
+	h, end, ok := findHeading(body, heading)
+	if !ok {
+		return 0
+	}
+	// Counted in place: this runs on every plant into a branch, whose
+	// index may hold thousands of lines.
 	n := 0
-	for _, line := range SectionLines(body, heading) {
+	for line := range strings.Lines(body[h.end:end]) {
 		if strings.HasPrefix(line, entryPrefix) {
 			n++
 		}
@@ -200,6 +203,9 @@ func ReplaceEntrySummary(body, id, line string) (string, bool) {
 // RemoveEntry drops every entry line for id, wherever it sits, and
 // reports whether there was one.
 func RemoveEntry(body, id string) (string, bool) {
+	if !strings.Contains(body, entryPrefix+id) {
+		return body, false // every entry line for id contains "- [[<id>"; a new id has none
+	}
 	var b strings.Builder
 	removed := false
 	for _, l := range spanLines(body) {
@@ -285,13 +291,34 @@ func ensureSection(body, heading string) (string, mdHeading, int) {
 	return body, h, len(body)
 }
 
-// entryID returns the id of an entry line.
+// entryID returns the id of an entry line (A.5: `- [[<id>(|text)?]]…`,
+// the pattern `^- \[\[([^\]|]*)(?:\|[^\]]*)?\]\]`).
+//
+// It is that pattern spelled out: a branch index is scanned line by line on
+// every plant into it, and the regexp engine made that scan the largest
+// cost of indexing a big branch. TestEntryIDMatchesPattern holds the two
+// to the same answers.
 func entryID(line string) (string, bool) {
-	m := entryRe.FindStringSubmatch(line)
-	if m == nil {
+	rest, ok := strings.CutPrefix(line, entryPrefix)
+	if !ok {
 		return "", false
 	}
-	return m[1], true
+	k := strings.IndexAny(rest, "]|")
+	if k < 0 {
+		return "", false
+	}
+	id, tail := rest[:k], rest[k:]
+	if tail[0] == '|' { // display text: anything up to the first ]
+		j := strings.IndexByte(tail, ']')
+		if j < 0 {
+			return "", false
+		}
+		tail = tail[j:]
+	}
+	if !strings.HasPrefix(tail, "]]") {
+		return "", false
+	}
+	return id, true
 }
 
 // lineSpan is one line of a body: its text without the line ending, the

@@ -5,6 +5,7 @@ package forest
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -418,4 +419,29 @@ func FuzzIndexOps(f *testing.F) {
 			t.Fatalf("replace section: %d entries for %q in %q", n, id, replaced)
 		}
 	})
+}
+
+// entryPattern is A.5's entry pattern, the oracle entryID is held to.
+var entryPattern = regexp.MustCompile(`^- \[\[([^\]|]*)(?:\|[^\]]*)?\]\]`)
+
+// TestEntryIDMatchesPattern: the hand-written entry reader answers as the
+// spec's pattern does, on well-formed and malformed lines alike.
+func TestEntryIDMatchesPattern(t *testing.T) {
+	lines := []string{
+		"", "-", "- [[", "- [[]]", "- [[a]]", "- [[a]] — s", "- [[a|b]] — s", "- [[a|]]",
+		"- [[a|b]", "- [[a|b] ]]", "- [[a]x]]", "- [[a] ]]", "- [[a||b]]", "- [[a|b|c]]",
+		"- [[a|b]]]", "- [[a b/ç]] — x", " - [[a]]", "-  [[a]]", "* [[a]]", "- [a]]",
+		"- [[a|b]c]]", "- [[a\tb]]", "- [[a]]]]", "- [[|x]]", "- [[]] — empty id",
+		"- [[a]", "- [[a", "- [[a|b", "## Direct bananas", "- [[p/x#anchor]] — s",
+	}
+	for _, l := range lines {
+		got, ok := entryID(l)
+		m := entryPattern.FindStringSubmatch(l)
+		want := ""
+		if m != nil {
+			want = m[1]
+		}
+		assert.Equal(t, m != nil, ok, "%q", l)
+		assert.Equal(t, want, got, "%q", l)
+	}
 }

@@ -138,3 +138,46 @@ func FuzzUploadEntry(f *testing.F) {
 		}
 	})
 }
+
+// proseOfUnguarded is proseOf before its rewrites were guarded: every
+// pattern runs on every text. The guarded one must answer the same.
+func proseOfUnguarded(body string) string {
+	var kept []string
+	fenced := false
+	for line := range strings.Lines(body) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || t == "" || strings.ContainsRune("#-*>|`", rune(t[0])) {
+			continue
+		}
+		kept = append(kept, t)
+	}
+	text := strings.Join(kept, " ")
+	for _, m := range markup {
+		text = m.re.ReplaceAllString(text, m.repl)
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// FuzzProseOfGuards: skipping a rewrite whose literal is absent changes
+// nothing.
+func FuzzProseOfGuards(f *testing.F) {
+	for _, s := range []string{
+		"plain text only", "a **b** c __d__ e", "a *b* c", "x _y_ z", "snake_case and more_words",
+		"~~gone~~ kept", "[t](u) ![i](v)", "*", "_", "**", "__", "~~", "a * b * c", "a_b _c_",
+		"_a_b_ *c*d* __e**", "![x] (y)", "[a]](b)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if !utf8.ValidString(body) {
+			return
+		}
+		if got, want := proseOf(body), proseOfUnguarded(body); got != want {
+			t.Fatalf("proseOf(%q) = %q, unguarded %q", body, got, want)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -218,6 +219,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 		c.file, c.head, c.tree = fi, h, tree
 		r.cache = c
 	}
+	r.maybePack()
 	return h.String(), nil
 }
 
@@ -245,7 +247,7 @@ func (r *Repo) stage(idx *index.Index, p string) error {
 	if err != nil {
 		return fmt.Errorf("gitops: stage %s: %w", p, err)
 	}
-	h, err := r.putObject(plumbing.BlobObject, data)
+	h, err := r.putObject(plumbing.BlobObject, data, p)
 	if err != nil {
 		return fmt.Errorf("gitops: stage %s: %w", p, err)
 	}
@@ -259,26 +261,20 @@ func (r *Repo) stage(idx *index.Index, p string) error {
 }
 
 // putObject stores an object unless the store already has it, which skips
-// compressing unchanged content.
-func (r *Repo) putObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+// compressing unchanged content. New objects are written loose
+// (writeLoose) and noted for the next pack (pack.go); key names the path
+// the object is a version of, so the pack stores it as a delta against
+// an earlier version ("" for none).
+func (r *Repo) putObject(t plumbing.ObjectType, data []byte, key string) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
 	if r.st.HasEncodedObject(h) == nil {
 		return h, nil
 	}
-	o := r.st.NewEncodedObject()
-	o.SetType(t)
-	o.SetSize(int64(len(data)))
-	w, err := o.Writer()
-	if err != nil {
+	if err := r.writeLoose(t, h, data); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return r.st.SetEncodedObject(o)
+	r.pend.note(h, t, data, key)
+	return h, nil
 }
 
 // writeTree stores the trees the index describes and returns the root's.
@@ -348,7 +344,7 @@ func (b *treeBuilder) build(ents []*index.Entry, pre int) (plumbing.Hash, error)
 		b.buf.WriteByte(0)
 		b.buf.Write(it.hash[:])
 	}
-	h, err := b.r.putObject(plumbing.TreeObject, b.buf.Bytes())
+	h, err := b.r.putObject(plumbing.TreeObject, bytes.Clone(b.buf.Bytes()), prefix+"/")
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("gitops: write tree: %w", err)
 	}
@@ -388,15 +384,29 @@ func (r *Repo) writeCommit(text string, tree, parent plumbing.Hash, when time.Ti
 	if !parent.IsZero() {
 		c.ParentHashes = []plumbing.Hash{parent}
 	}
-	o := r.st.NewEncodedObject()
+	o := &plumbing.MemoryObject{}
 	if err := c.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("gitops: encode commit: %w", err)
 	}
-	h, err := r.st.SetEncodedObject(o)
+	data, err := readAll(o)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("gitops: encode commit: %w", err)
+	}
+	h, err := r.putObject(plumbing.CommitObject, data, "")
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("gitops: write commit: %w", err)
 	}
 	return h, nil
+}
+
+// readAll is the content of an in-memory object.
+func readAll(o *plumbing.MemoryObject) ([]byte, error) {
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
 
 // fillStat is replaced per platform to record the stat fields git compares.

@@ -3,6 +3,7 @@
 package gitops
 
 import (
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"os"
@@ -51,9 +52,12 @@ type Repo struct {
 	st   *filesystem.Storage // write-side storage, used under mu only
 	objs cache.Object        // decoded-object cache shared by readers (it locks itself)
 
-	mu    sync.Mutex  // serializes commits; guards st and cache
-	cache *indexCache // the index as last committed; nil = read from disk
-	packs time.Time   // objects/pack's mtime when st last indexed the packs
+	mu     sync.Mutex   // serializes commits; guards st and cache
+	cache  *indexCache  // the index as last committed; nil = read from disk
+	packs  time.Time    // objects/pack's mtime when st last indexed the packs
+	zw     *zlib.Writer // reused by writeLoose, under mu
+	zstore *zlib.Writer // the same, storing without compression
+	pend   pending      // objects written since the last pack (pack.go), under mu
 }
 
 // Init returns the forest's own repository at dir, creating it (and dir)

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package gitops
+
+import "encoding/binary"
+
+// A deltaBase is an object that later versions of the same path are
+// expressed against in a pack (git's delta format): its bytes and where
+// each of its lines first starts.
+//
+// The deltas are line based on purpose. What changes between two commits
+// of an engine-written file is whole lines — an index gains an entry line
+// and its coverage line — so a line lookup plus a byte-wise extension of
+// every match finds the same copies git's block index would, in one pass
+// over the new version and without a window search.
+type deltaBase struct {
+	data  []byte
+	lines map[string]int // line (with its newline) -> first offset in data
+}
+
+func newDeltaBase(data []byte) *deltaBase {
+	b := &deltaBase{data: data, lines: map[string]int{}}
+	for i := 0; i < len(data); {
+		j := lineEnd(data, i)
+		if _, ok := b.lines[string(data[i:j])]; !ok {
+			b.lines[string(data[i:j])] = i
+		}
+		i = j
+	}
+	return b
+}
+
+// lineEnd is the offset just past the line starting at i.
+func lineEnd(data []byte, i int) int {
+	for j := i; j < len(data); j++ {
+		if data[j] == '\n' {
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// minCopy is the shortest match worth a copy instruction (at most 8 bytes)
+// instead of an insert of the same bytes.
+const minCopy = 16
+
+// delta encodes target as a git delta against b: copies of base ranges
+// and inserts of new bytes (Documentation/gitformat-pack.txt, "Deltified
+// representation").
+func (b *deltaBase) delta(target []byte) []byte {
+	out := binary.AppendUvarint(nil, uint64(len(b.data)))
+	out = binary.AppendUvarint(out, uint64(len(target)))
+	suffix := commonSuffix(b.data, target)
+	end := len(target) - suffix
+	ins := 0 // start of the bytes not yet encoded
+	for i := 0; i < end; {
+		off, n := b.match(target[:end], i)
+		if n < minCopy {
+			i = lineEnd(target[:end], i)
+			continue
+		}
+		out = appendInsert(out, target[ins:i])
+		out = appendCopy(out, off, n)
+		i += n
+		ins = i
+	}
+	out = appendInsert(out, target[ins:end])
+	return appendCopy(out, len(b.data)-suffix, suffix)
+}
+
+// match finds where target[i:] continues base: at the same offset first
+// (a common prefix), else where the line at i first occurs in base; it
+// returns the base offset and the length of the match.
+func (b *deltaBase) match(target []byte, i int) (off, n int) {
+	if i == 0 {
+		if n := matchLen(b.data, target); n > 0 {
+			return 0, n
+		}
+	}
+	off, ok := b.lines[string(target[i:lineEnd(target, i)])]
+	if !ok {
+		return 0, 0
+	}
+	return off, matchLen(b.data[off:], target[i:])
+}
+
+func matchLen(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 1; i <= n; i++ {
+		if a[len(a)-i] != b[len(b)-i] {
+			return i - 1
+		}
+	}
+	return n
+}
+
+// appendInsert adds insert instructions for lit (at most 127 bytes each).
+func appendInsert(out, lit []byte) []byte {
+	for len(lit) > 0 {
+		n := min(len(lit), 127)
+		out = append(out, byte(n))
+		out = append(out, lit[:n]...)
+		lit = lit[n:]
+	}
+	return out
+}
+
+// maxCopy is the longest copy one instruction carries, as git writes them.
+const maxCopy = 0x10000
+
+// appendCopy adds copy instructions for base[off:off+n].
+func appendCopy(out []byte, off, n int) []byte {
+	for n > 0 {
+		size := min(n, maxCopy)
+		cmd := len(out)
+		out = append(out, 0x80)
+		for k := range 4 {
+			if v := byte(off >> (8 * k)); v != 0 {
+				out[cmd] |= 1 << k
+				out = append(out, v)
+			}
+		}
+		if size != maxCopy { // a size of 0 means 0x10000
+			for k := range 3 {
+				if v := byte(size >> (8 * k)); v != 0 {
+					out[cmd] |= 0x10 << k
+					out = append(out, v)
+				}
+			}
+		}
+		off += size
+		n -= size
+	}
+	return out
+}
