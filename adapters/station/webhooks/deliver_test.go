@@ -114,6 +114,10 @@ func TestSuccessResetsTheStreakAndRedeliverResends(t *testing.T) {
 	verify(t, s.Secret, first)
 	ctx := context.Background()
 	id := first.header.Get("X-MonkeyLLM-Delivery")
+	require.Eventually(t, func() bool { // the worker logs after the answer
+		d, err := e.h.Get(ctx, caller("olga"), s.Webhook.ID, 0)
+		return err == nil && len(d.Deliveries) == 1
+	}, 30*time.Second, 10*time.Millisecond)
 
 	rot, err := e.h.Act(ctx, caller("olga"), s.Webhook.ID, []byte(`{"action": "rotate"}`))
 	require.NoError(t, err)
