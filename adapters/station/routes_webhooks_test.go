@@ -143,3 +143,48 @@ func TestWebhookRoutesRefuseAlike(t *testing.T) {
 	assert.Equal(t, none.body, ts.call("POST", "/v1/forests/"+forestID+"/webhooks/"+saved.Webhook.ID, ana, map[string]string{"action": "rotate"}).body)
 	assert.Equal(t, http.StatusOK, ts.call("GET", "/v1/forests/"+forestID+"/webhooks/"+saved.Webhook.ID, owner, nil).status)
 }
+
+// TestStationEmitsItsAccessEvents: the doors and the governance routes
+// emit the events they own, after their audit rows, with identities and
+// prefixes only.
+func TestStationEmitsItsAccessEvents(t *testing.T) {
+	ts := newTestStation(t, func(o *Options) { o.AllowPrivateDestinations = true })
+	owner := ts.owner()
+	url, got := webhookReceiver(t)
+	base := "/v1/forests/" + forestID + "/webhooks"
+	require.Equal(t, http.StatusCreated, ts.call("POST", base, owner, map[string]any{"url": url, "scope": "deployment",
+		"events": []string{"auth.login.succeeded", "auth.login.failed", "pair.issued", "key.revoked", "grant.changed"}}).status)
+
+	steps := []struct {
+		event string
+		do    func() reply
+	}{
+		{"auth.login.failed", func() reply {
+			return ts.call("POST", "/v1/auth/login", "", map[string]string{"username": "olga", "password": "wrong passphrase!"})
+		}},
+		{"auth.login.succeeded", func() reply {
+			return ts.call("POST", "/v1/auth/login", "", map[string]string{"username": "olga", "password": "a long owner passphrase"})
+		}},
+		{"pair.issued", func() reply {
+			return ts.call("POST", "/v1/auth/pair", "", map[string]string{"username": "olga", "password": "a long owner passphrase"})
+		}},
+		{"grant.changed", func() reply {
+			return ts.call("POST", "/v1/admin/grant", owner, map[string]any{"principal": "rui", "forest": forestID, "allow": []string{"concepts/"}})
+		}},
+	}
+	for _, st := range steps {
+		a := st.do()
+		d := nextDelivery(t, got)
+		assert.Equal(t, st.event, d.header.Get("X-MonkeyLLM-Event"), a.body)
+		assert.NotContains(t, d.body, "passphrase")
+		if k := a.str("api_key"); k != "" {
+			assert.NotContains(t, d.body, k)
+		}
+	}
+	keys := ts.call("GET", "/v1/admin/keys", owner, nil)
+	id := keys.json["keys"].([]any)[0].(map[string]any)["id"].(string)
+	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/keys", owner, map[string]any{"revoke": id}).status)
+	d := nextDelivery(t, got)
+	assert.Equal(t, "key.revoked", d.header.Get("X-MonkeyLLM-Event"))
+	assert.NotContains(t, d.body, id, "the prefix, never the digest")
+}

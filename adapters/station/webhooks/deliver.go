@@ -56,9 +56,16 @@ func (h *Hooks) next() (job, bool) {
 	return j, true
 }
 
-// work is the one worker: it attempts queued jobs in order until Close.
+// work is the one worker: it attempts queued jobs in order until Close,
+// which also cuts short the attempt in flight.
 func (h *Hooks) work() {
 	defer close(h.stopped)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-h.done
+		cancel()
+	}()
 	for {
 		j, ok := h.next()
 		if !ok {
@@ -74,7 +81,7 @@ func (h *Hooks) work() {
 			return
 		default:
 		}
-		h.attempt(context.Background(), j)
+		h.attempt(ctx, j)
 	}
 }
 

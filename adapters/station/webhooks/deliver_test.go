@@ -193,6 +193,13 @@ func TestBlackHoleNeverHoldsAWrite(t *testing.T) {
 		e.plant("olga", "finance/more-"+strconv.Itoa(i), "x") // returns while the hole holds
 	}
 	assert.Equal(t, 5, e.h.QueueState().Pending, "the later deliveries wait in the queue, not in the writes")
+
+	// Past the bound the oldest are dropped, and counted.
+	ev := vine.HookEvent{Name: vine.EventNodePlanted, Forest: forestID, Data: map[string]any{"node": "finance/x"}}
+	for range QueueBound {
+		e.h.Emit(ev)
+	}
+	assert.Equal(t, Queue{Pending: QueueBound, Dropped: 5}, e.h.QueueState())
 }
 
 func newReceiverFunc(t *testing.T, f http.HandlerFunc) string {
