@@ -129,6 +129,9 @@ func (v *Vine) Graft(ctx context.Context, id string, patch GraftPatch) (*GraftRe
 	v.markStale(ctx, written...)
 	v.reinforce(ctx, old.ID, g.fortified)
 	res.Commit = &sha
+	if t.listening() {
+		t.emit(ctx, EventNodeGrafted, map[string]any{"node": old.ID, "operations": graftOperations(patch), "commit": sha}, nil)
+	}
 	res.SummaryStale = g.n.Body != old.Body && !g.setsSummary()
 	return res, nil
 }

@@ -504,6 +504,7 @@ func (p *plan) apply(ctx context.Context, t *txn, subject string) (string, error
 		p.v.unbear(p.births)
 		return "", err
 	}
+	t.emitPlanted(ctx, p.created, sha)
 	return sha, nil
 }
 

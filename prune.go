@@ -275,6 +275,9 @@ func (p *pruning) commit(ctx context.Context, t *txn) (*PruneResult, error) {
 		return nil, err
 	}
 	p.res.Commit = sha
+	if t.listening() {
+		t.emit(ctx, EventNodePruned, map[string]any{"node": p.n.ID, "backlinks_removed": p.res.BacklinksRemoved, "commit": sha}, nil)
+	}
 	p.v.markStale(ctx, p.touched.ids()...)
 	if forest.IsIndex(p.n.ID) {
 		p.removeEmptyFolder()

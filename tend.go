@@ -115,6 +115,9 @@ func (v *Vine) tend(ctx context.Context, id, sqlText string, host sqlHost) (*Ten
 		return nil, err
 	}
 	res.Commit = &sha
+	if t.listening() {
+		t.emit(ctx, EventDatasetChanged, map[string]any{"node": rec.ID, "rows_affected": affected, "commit": sha}, nil)
+	}
 	return res, nil
 }
 

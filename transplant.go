@@ -252,6 +252,10 @@ func (tp *transplanting) commit(ctx context.Context, t *txn) (*TransplantResult,
 		return nil, err
 	}
 	tp.res.Commit = sha
+	if t.listening() {
+		t.emit(ctx, EventNodeTransplanted, map[string]any{"node": tp.dst, "moved_from": tp.old.ID,
+			"backlinks_rewritten": tp.res.BacklinksRewritten, "commit": sha}, nil)
+	}
 	tp.v.markStale(ctx, append([]string{tp.dst}, tp.touched.ids()...)...) // §9.18: vectors are keyed by id
 	if r, ok := tp.v.heat.source.(HeatRekeyer); ok {
 		if err := r.Rekey(ctx, tp.old.ID, tp.dst); err != nil {

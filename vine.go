@@ -57,6 +57,13 @@ type Options struct {
 	// the pheromone layer fills).
 	Observer Observer
 
+	// OnEvent, when set, receives the content events of the event
+	// catalogue (08 §11: node.planted, node.grafted, ...) after each
+	// write committed, on the writer's goroutine once the writer is
+	// released. It must not block: a host queues and returns. Unset, a
+	// write builds no event at all.
+	OnEvent func(HookEvent)
+
 	// Heat, when set, supplies node heat for ranking; nil means cold.
 	Heat HeatSource
 
@@ -130,9 +137,10 @@ type Vine struct {
 	place         *payloadplace.Place // the payloads: rule, identity, G.9 cache
 	sqlLimits     sqlLimits           // memory limits of query and tend
 
-	heat     heatLayer // heat, traces and the observer (Part D)
-	files    nodeFiles // node files and the bodies they point to
-	resolver resolver  // caller ids to catalog rows, once the catalog is open
+	onEvent  func(HookEvent) // the event hook (08 §11); nil: nobody listens
+	heat     heatLayer       // heat, traces and the observer (Part D)
+	files    nodeFiles       // node files and the bodies they point to
+	resolver resolver        // caller ids to catalog rows, once the catalog is open
 
 	canopy *canopy.Layer // the vector layer, inert without embedder and index
 
@@ -189,8 +197,8 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 			"create one with Init (vine init --forest DIR --title T)")
 	}
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
-		skipAutoIndex: opt.SkipAutoIndex,
-		fetcher:       opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
+		skipAutoIndex: opt.SkipAutoIndex, onEvent: opt.OnEvent,
+		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
 		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits,
 		heat:  heatLayer{source: opt.Heat, observer: opt.Observer, log: opt.Logger},
 		files: nodeFiles{root: root, limits: opt.ReadLimits}}

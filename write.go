@@ -38,7 +38,8 @@ type txn struct {
 	puts      []*forest.Node
 	removes   []string // node ids
 	done      []undo
-	committed bool // the commit landed
+	committed bool        // the commit landed
+	events    []HookEvent // told to Options.OnEvent once released (events.go)
 }
 
 type undo struct {
@@ -72,6 +73,7 @@ func (v *Vine) beginWrite(op string) (*txn, func(), error) {
 			v.log.Error("writer lock not released", "err", err)
 		}
 		v.wmu.Unlock()
+		t.flushEvents()
 	}, nil
 }
 

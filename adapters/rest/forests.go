@@ -6,6 +6,7 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/record"
@@ -88,6 +89,10 @@ func (s *Server) createForest(w http.ResponseWriter, r *http.Request) {
 	out.Forest.ID, out.Forest.Title, out.Forest.Commit = id, res.Title, res.Commit
 	out.Grants = allCaps
 	s.writeJSON(w, op, http.StatusOK, out)
+	if s.opt.OnEvent != nil {
+		s.opt.OnEvent(vine.HookEvent{Name: "forest.created", Principal: who.Name, At: time.Now().UTC(),
+			Data: map[string]any{"forest": id, "title": res.Title, "seed": seed, "commit": res.Commit}})
+	}
 }
 
 // mayCreateForest is J.7's authority: the owner bit, or admin on some

@@ -155,6 +155,11 @@ type Options struct {
 	// holds every forest, may create forests.
 	Granter ForestGranter
 
+	// OnEvent, when set, receives the events this surface owns (spec 08
+	// §11: forest.created), after the act succeeded and was audited; it
+	// must not block. The forests' own events come through
+	// vine.Options.OnEvent.
+	OnEvent func(vine.HookEvent)
 	// Routes are a host's routes served beside these (see Route).
 	Routes []Route
 

@@ -39,7 +39,7 @@ func (s *Server) routes() []rest.Route {
 		{Method: "GET", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "a forest's answer store: settings and statistics", Auth: true, Handler: s.admin(s.cacheStatus)},
 		{Method: "POST", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "change a forest's answer store settings, or clear it", Auth: true, Handler: s.admin(s.changeCache)},
 		{Method: "GET", Path: "/v1/admin/audit", Op: "admin.audit", Summary: "the audit trail of your forests", Auth: true, Handler: s.admin(s.auditTrail)},
-	}, s.shareRoutes()...)
+	}, append(s.shareRoutes(), s.webhookRoutes()...)...)
 }
 
 // adminCall is an authenticated governance request.
@@ -183,6 +183,8 @@ func (s *Server) issueKey(c adminCall, target, label string, rawDays json.RawMes
 	}
 	s.note(c, "", action, map[string]any{"target": target, "label": label,
 		"prefix": minted.Key.Prefix, "expires_in_days": days}, record.OK)
+	s.emit("key.issued", "", c.who.Name, map[string]any{"principal": target, "label": label,
+		"prefix": minted.Key.Prefix, "expires_in_days": days})
 	return minted, days, nil
 }
 
@@ -218,6 +220,7 @@ func (s *Server) revokeKey(c adminCall, id string) {
 		return
 	}
 	s.note(c, "", action, map[string]any{"target": target, "prefix": k.Prefix}, record.OK)
+	s.emit("key.revoked", "", c.who.Name, map[string]any{"principal": target, "prefix": k.Prefix})
 	s.api.WriteJSON(c.w, action, http.StatusOK, map[string]any{"revoked": id, "principal": target})
 }
 
@@ -298,6 +301,8 @@ func (s *Server) landGrant(c adminCall, target string, g grantRequest) error {
 		return err
 	}
 	s.note(c, g.Forest, action, map[string]any{"target": target, "caps": stored.Caps}, record.OK)
+	s.emit("grant.changed", g.Forest, c.who.Name, map[string]any{"principal": target, "caps": stored.Caps,
+		"branches": len(stored.Allow)})
 	return nil
 }
 

@@ -131,6 +131,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, op, user, pw str
 		s.doors.fail(window)
 		s.api.RefuseWith(w, http.StatusUnauthorized, registry.ErrInvalidLogin())
 		s.govern(r, user, "", op, map[string]any{"username": user, "host": host}, record.Refused)
+		if op == "auth.login" {
+			s.emit("auth.login.failed", "", user, map[string]any{"username": user, "host": host})
+		}
 		return false
 	}
 	s.doors.clear(window)
@@ -155,6 +158,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.govern(r, user, "", op, nil, record.OK)
+	s.emit("auth.login.succeeded", "", user, map[string]any{"username": user, "host": clientHost(r, s.opt.TrustedProxies)})
 	s.api.WriteJSON(w, op, http.StatusOK, sess)
 }
 
@@ -195,6 +199,8 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 	}
 	s.govern(r, user, "", op, map[string]any{"username": user, "caps": caps, "prefix": minted.Key.Prefix,
 		"expires_in_days": days}, record.OK)
+	s.emit("pair.issued", "", user, map[string]any{"principal": user, "caps": caps, "prefix": minted.Key.Prefix,
+		"expires_in_days": days})
 	s.api.WriteJSON(w, op, http.StatusOK, paired{APIKey: minted.Secret, Principal: user, Caps: caps,
 		ExpiresAt: minted.Key.ExpiresAt})
 }

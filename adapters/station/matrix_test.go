@@ -74,6 +74,7 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"GET", "/v1/forests/" + forestID + "/trails", nil, []string{"owner", "admin", "editor", "reader"}}, // the paired owner key carries no owner bit, and the owner holds no grant
 		{"POST", "/v1/forests/" + forestID + "/share", map[string]any{"node": "concepts/tide"}, []string{"owner", "admin", "editor", "reader"}},
 		{"GET", "/v1/forests/" + forestID + "/shares", nil, []string{"owner", "admin", "editor", "reader"}},
+		{"GET", "/v1/forests/" + forestID + "/webhooks", nil, []string{"owner", "admin"}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

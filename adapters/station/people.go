@@ -252,9 +252,13 @@ func (s *Server) stepRevokeKeys(c adminCall, o *peopleOutcome, target string, ra
 			ids = []string{}
 		}
 	}
-	if _, err := s.reg.RevokeKeys(c.r.Context(), target, ids); err != nil {
+	revoked, err := s.reg.RevokeKeys(c.r.Context(), target, ids)
+	if err != nil {
 		o.refuse("revoke_keys", "", err)
 		return
+	}
+	for _, k := range revoked {
+		s.emit("key.revoked", "", c.who.Name, map[string]any{"principal": target, "prefix": k.Prefix})
 	}
 	o.apply("revoke_keys")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/audit"
 	"github.com/monkeyllm/vine/adapters/station/registry"
+	"github.com/monkeyllm/vine/adapters/station/webhooks"
 	"github.com/monkeyllm/vine/answer"
 )
 
@@ -47,6 +48,11 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed
 	// when judging a client's host (rate limits, audit).
 	TrustedProxies []netip.Prefix
+	// AllowPrivateDestinations lets webhooks (and provider tests) reach
+	// loopback, private, link-local and reserved addresses, as
+	// MONKEYLLM_STATION_PROVIDER_ALLOW_PRIVATE does; off, such a
+	// destination is refused when named and when dialled.
+	AllowPrivateDestinations bool
 	// AuditRetainDays prunes audit rows older than this; 0 keeps them.
 	AuditRetainDays int
 	// Readers is the reader pool per forest; 0 is rest.DefaultReaders.
@@ -75,6 +81,7 @@ type Server struct {
 	log      *slog.Logger
 	reg      *registry.Registry
 	audit    *audit.Log
+	hooks    *webhooks.Hooks // nil until the registry is open
 	forests  *vine.Registry
 	api      *rest.Server
 	mcp      http.Handler
@@ -103,7 +110,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	s.doors = newFailureLimiter(s.now)
 	var err error
 	if s.forests, err = vine.NewRegistry(opt.Root, &vine.Options{ReadOnly: !opt.Writable, Logger: s.log,
-		Observer: rest.TimingObserver{}}); err != nil {
+		Observer: rest.TimingObserver{}, OnEvent: s.onEvent}); err != nil {
 		return nil, err
 	}
 	if err := s.openRegistry(ctx); err != nil {
@@ -112,7 +119,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}
 	if opt.Answer != nil {
 		if s.answerer, err = opt.Answer(s.StoreSettings); err != nil {
-			errors.Join(s.audit.Close(), s.reg.Close(), s.forests.Close())
+			errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())
 			return nil, err
 		}
 	}
@@ -142,6 +149,12 @@ func (s *Server) openRegistry(ctx context.Context) error {
 		errors.Join(s.audit.Close(), s.reg.Close())
 		return err
 	}
+	if s.hooks, err = webhooks.New(ctx, s.reg.DB(), &webhooks.Options{Registry: s.reg, Forests: s.forests,
+		Recorder: s.audit, AllowPrivate: s.opt.AllowPrivateDestinations, Now: s.opt.Now, Logger: s.log}); err != nil {
+		s.audit.Close()
+		s.reg.Close()
+		return err
+	}
 	if s.opt.BootstrapKey {
 		m, err := s.reg.BootstrapKey(ctx)
 		switch {
@@ -150,6 +163,7 @@ func (s *Server) openRegistry(ctx context.Context) error {
 		case errors.Is(err, registry.ErrSetupClosed):
 			s.log.Info("station: --bootstrap-key minted nothing: a credential exists; use \"vine station key\" or People")
 		default:
+			s.hooks.Close()
 			s.audit.Close()
 			s.reg.Close()
 			return err
@@ -162,7 +176,7 @@ func (s *Server) openRegistry(ctx context.Context) error {
 func (s *Server) build() {
 	ropts := &rest.Options{Version: s.opt.Version, AllowedHosts: s.opt.AllowedHosts, Keys: s.reg,
 		ReadOnly: !s.opt.Writable, MCP: wire.NewHosts(s.hostsOrLocal()), Logger: s.log, AccessLog: s.opt.AccessLog,
-		Recorder: s.audit, Granter: granter{s.reg}, Routes: s.routes(), HealthFields: s.healthFields,
+		Recorder: s.audit, Granter: granter{s.reg}, OnEvent: s.onEvent, Routes: s.routes(), HealthFields: s.healthFields,
 		SnapshotDir: filepath.Join(filepath.Dir(s.opt.Registry), "snapshots"), Readers: s.opt.Readers,
 		OpenReader: func() (*vine.Registry, error) {
 			return vine.NewRegistry(s.opt.Root, &vine.Options{ReadOnly: true, Logger: s.log, Observer: rest.TimingObserver{}})
@@ -194,7 +208,7 @@ func (s *Server) Close() error {
 	if s.answerer != nil {
 		ans = s.answerer.Close()
 	}
-	return errors.Join(s.api.Close(), ans, s.audit.Close(), s.reg.Close(), s.forests.Close())
+	return errors.Join(s.api.Close(), ans, s.hooks.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())
 }
 
 // Registry is the host registry, for the CLI's key and grant commands

@@ -41,6 +41,7 @@ const (
 	stationBootstrapEnv = "MONKEYLLM_STATION_BOOTSTRAP_KEY"
 	stationAuditDaysEnv = "MONKEYLLM_STATION_AUDIT_DAYS"
 	stationProxiesEnv   = "MONKEYLLM_STATION_TRUSTED_PROXIES"
+	stationPrivateEnv   = "MONKEYLLM_STATION_PROVIDER_ALLOW_PRIVATE"
 )
 
 // stationCommand is "vine station serve|key|grants": the multi-user host
@@ -148,6 +149,8 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		BootstrapKey: c.Bool("bootstrap-key") || truthy(os.Getenv(stationBootstrapEnv)),
 		BreakGlass:   registry.BreakGlass{User: os.Getenv(stationAdminEnv), Password: os.Getenv(stationPasswordEnv)},
 		AllowedHosts: c.StringSlice("allow-host"),
+
+		AllowPrivateDestinations: truthy(os.Getenv(stationPrivateEnv)),
 	}
 	if len(opt.AllowedHosts) == 0 {
 		opt.AllowedHosts = wire.ParseHosts(os.Getenv(wire.HostsEnv))
