@@ -38,6 +38,8 @@ var Signature = vine.Signature{
 		{Name: "hybrid", Type: vine.TBoolean, Default: false, Doc: "fuse the vector leg into entry search for this call"},
 		{Name: "detail", Type: vine.TString, Default: DetailFull, Enum: []string{DetailFull, DetailSources, DetailAnswer},
 			Doc: "full, sources (no bundle, reads or trace) or answer (the text and flags)"},
+		{Name: "run", Type: vine.TString, Doc: "a run id of your choosing: the same key may watch this call's live events " +
+			"(retrieval, each hop, done) at GET …/answer/{run}/events; the answer is unchanged"},
 	},
 	ReadOnly: true,
 }

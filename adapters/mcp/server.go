@@ -48,6 +48,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/record"
+	"github.com/monkeyllm/vine/answer"
 )
 
 // Options configure a server. The zero value serves with the build's
@@ -220,6 +221,13 @@ func (s *server) guarded(tool string, fn toolFunc) sdk.ToolHandler {
 		who, ok := s.caller(ctx, req.Extra)
 		if !ok {
 			return refused(tool, wire.MissingKey()), nil
+		}
+		if tool == answer.Signature.Name {
+			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+				var flush func()
+				ctx, flush = hopProgress(ctx, req.Session, token, req.Params.Arguments)
+				defer flush()
+			}
 		}
 		return fn(ctx, who, req.Params.Arguments), nil
 	}

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/record"
+	"github.com/monkeyllm/vine/answer"
 )
 
 // restOnly are names of the signature table REST does not serve: view
@@ -72,6 +74,11 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	}
 	sig, _ := vine.LookupSignature(name)
 	ctx := stamped(r.Context(), who)
+	if run := answerRun(body); name == answer.Signature.Name && run != "" {
+		var end func()
+		ctx, end = s.runs.start(ctx, wire.Secret(r.Header), id, run)
+		defer end()
+	}
 	var out any
 	err = s.on(ctx, who, id, sig.ReadOnly, func(v *vine.Vine) error {
 		sc, err := v.Scoped(pol)

@@ -35,6 +35,7 @@ var primitiveArgs = map[string]struct {
 	status int
 	code   vine.Code
 }{
+	"answer":     {`{"question":"what are the storm alert thresholds?"}`, 200, ""}, // when a test registered it
 	"calendar":   {`{}`, 200, ""},
 	"coverage":   {`{}`, 200, ""},
 	"graft":      {`{"id":"concepts/no-such","patch":{"set_frontmatter":{"title":"X"}}}`, 404, vine.ENotFound},

@@ -65,7 +65,7 @@ func TestEveryListedRouteAnswers(t *testing.T) {
 	st := newStation(t, func(o *rest.Options) { o.Metrics = prometheus.NewRegistry() })
 	doc := loadOpenAPI(t, st)
 	done := jobOf(t, st.post(keyFull, "ingest", `{"files":`+files(1)+`,"dest":"operations","wait":true}`))
-	values := map[string]string{"forest": forestID, "job": done["id"].(string), "file": "mare-alta-20260101T000000Z.forest"}
+	values := map[string]string{"forest": forestID, "job": done["id"].(string), "file": "mare-alta-20260101T000000Z.forest", "run": "no-such-run"}
 	paths := doc.Paths.InMatchingOrder()
 	sort.Strings(paths)
 	calls := 0

@@ -203,6 +203,7 @@ type Server struct {
 	mux     *http.ServeMux
 	lanes   *lanes
 	jobs    *jobs
+	runs    runs     // answer calls being watched
 	served  []string // POST names, sorted
 
 	closeOnce sync.Once
