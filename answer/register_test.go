@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
@@ -75,34 +73,8 @@ func TestRegisterAddsAnswerOnlyWhenAModelIsBound(t *testing.T) {
 		})
 	}
 
-	t.Run("mcp lists and serves it", func(t *testing.T) {
-		mdir, _ := testforest.Fixture(t)
-		reg, err := vine.NewRegistry(mdir, nil)
-		require.NoError(t, err)
-		defer reg.Close()
-		ct, st := sdk.NewInMemoryTransports()
-		ss, err := mcp.NewServer(reg, nil).Connect(ctx, st, nil)
-		require.NoError(t, err)
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-		require.NoError(t, err)
-		defer func() { cs.Close(); ss.Wait() }()
-		tools, err := cs.ListTools(ctx, nil)
-		require.NoError(t, err)
-		var names []string
-		for _, tool := range tools.Tools {
-			names = append(names, tool.Name)
-		}
-		assert.Contains(t, names, "answer")
-		calls := m.calls()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "answer",
-			Arguments: map[string]any{"question": alertQ, "cache": false, "detail": "answer"}})
-		require.NoError(t, err)
-		require.False(t, res.IsError, "%+v", res.Content)
-		body := res.Content[0].(*sdk.TextContent).Text
-		assert.Contains(t, body, `"answer":`)
-		assert.Contains(t, body, `"evidence":["projects/tidewatch/alert-thresholds"`)
-		assert.Equal(t, calls+1, m.calls())
-	})
+	// MCP's listing and serving of answer is tested in adapters/mcp
+	// (TestAnswerWalkSendsProgress): the adapter imports this package.
 
 	reader, err := v.Scoped(vine.Policy{Allow: []string{""}, Caps: []vine.Capability{vine.CapRead}})
 	require.NoError(t, err)

@@ -64,6 +64,14 @@ func TestAnswerWalkSendsProgress(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
 
+	tools, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.Contains(t, names, "answer", "a bound model's answer is listed")
+
 	params := &sdk.CallToolParams{Name: "answer", Arguments: map[string]any{"question": "storm alert thresholds?", "hops": 4}}
 	params.SetProgressToken("walk-7")
 	res, err := cs.CallTool(ctx, params)
