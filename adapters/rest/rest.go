@@ -16,6 +16,7 @@
 //	GET  /v1/forests/{forest}/graph             map: nodes and edges (?scope=&limit=)
 //	GET  /v1/forests/{forest}/trails            map: persistent heat (?scope=&limit=)
 //	POST /v1/forests/{forest}/ingest            202 {job} + Location, or wait: true
+//	GET  /v1/forests/{forest}/ingest            source, can_sync, host_paths, formats
 //	GET  /v1/forests/{forest}/jobs[/{job}]      ?after=<next> pages; POST …/jobs/{job}/cancel
 //	POST /v1/admin/reindex                      {forest}
 //

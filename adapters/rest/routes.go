@@ -34,6 +34,7 @@ func (s *Server) table() []route {
 		{"GET", "/v1/forests/{forest}/graph", "graph", "the region's nodes and edges, under this key's scope (?scope=&limit=)", true, s.graph},
 		{"GET", "/v1/forests/{forest}/trails", "trails", "the region's persistent heat, hottest first (?scope=&limit=)", true, s.trails},
 		{"GET", "/v1/forests/{forest}/answer/{run}/events", "answer-events", "live events of an answer call that named this run (server-sent events)", true, s.answerEvents},
+		{"GET", "/v1/forests/{forest}/ingest", "ingest-status", "what ingest can do here: the recorded source, sync, host paths, formats", true, s.ingestInfo},
 		{"GET", "/v1/forests/{forest}/jobs", "jobs", "the ingest jobs this key may see, newest first", true, s.listJobs},
 		{"GET", "/v1/forests/{forest}/jobs/{job}", "job", "one ingest job", true, s.getJob},
 		{"POST", "/v1/forests/{forest}/jobs/{job}/cancel", "cancel", "stop a job at its next step", true, s.cancelJob},

@@ -231,7 +231,7 @@ func TestWrongMethod(t *testing.T) {
 		allow          []string
 	}{
 		{http.MethodGet, "/v1/forests/mare-alta/look", post}, // primitives are POST
-		{http.MethodPut, "/v1/forests/mare-alta/ingest", post},
+		{http.MethodPut, "/v1/forests/mare-alta/ingest", []string{"GET", "HEAD", "POST"}}, // status and ingest
 		{http.MethodPost, "/v1/health", get},
 		{http.MethodPost, "/v1/openapi.json", get},
 		{http.MethodPost, "/v1/me", get},

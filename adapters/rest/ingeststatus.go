@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package rest
+
+import (
+	"net/http"
+	"path/filepath"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/gardener"
+)
+
+// ingestStatus is the answer of GET /v1/forests/{forest}/ingest (J.8.5):
+// what a console needs to offer ingest — the recorded source root, whether
+// a bare sync may read it now, whether any host path is served, and the
+// formats some converter claims.
+type ingestStatus struct {
+	Source   *string           `json:"source"`
+	CanSync  bool              `json:"can_sync"`
+	HostPath bool              `json:"host_paths"`
+	Formats  map[string]string `json:"formats"`
+}
+
+// ingestInfo serves GET /v1/forests/{forest}/ingest; it needs ingest.
+func (s *Server) ingestInfo(w http.ResponseWriter, r *http.Request) {
+	const op = "ingest-status"
+	ctx := r.Context()
+	who := callerOf(ctx)
+	id, pol, err := s.forests.Grant(who, r.PathValue("forest"))
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	if !pol.Has(vine.CapIngest) {
+		s.refuse(w, op, needsCaps("ingest", pol.Caps, vine.CapIngest))
+		return
+	}
+	dir, err := s.reg.Dir(id)
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	out := ingestStatus{HostPath: len(s.opt.IngestRoots) > 0}
+	cfg, err := gardener.LoadConfig(dir)
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	if cfg.SourceRoot != "" {
+		root := cfg.SourceRoot
+		out.Source = &root
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(dir, root)
+		}
+		out.CanSync = s.hostPathAllowed(root) == nil
+	}
+	var extras []gardener.Converter
+	if s.opt.Gardener != nil {
+		extras = s.opt.Gardener.Converters
+	}
+	out.Formats = gardener.SupportedFormats(cfg.Converters, extras)
+	s.writeJSON(w, op, http.StatusOK, out)
+}
