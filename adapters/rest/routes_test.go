@@ -230,7 +230,7 @@ func TestWrongMethod(t *testing.T) {
 		method, target string
 		allow          []string
 	}{
-		{http.MethodGet, "/v1/forests/mare-alta/look", post}, // primitives are POST
+		{http.MethodGet, "/v1/forests/mare-alta/look", post},                              // primitives are POST
 		{http.MethodPut, "/v1/forests/mare-alta/ingest", []string{"GET", "HEAD", "POST"}}, // status and ingest
 		{http.MethodPost, "/v1/health", get},
 		{http.MethodPost, "/v1/openapi.json", get},
