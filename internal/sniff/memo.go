@@ -52,15 +52,11 @@ type scanResult struct {
 func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen int64, inScope int) (*scanResult, error) {
 	res := &scanResult{found: map[string][][]Line{}, partial: map[string]string{}, generation: gen}
 	uncovered := map[string]string{} // id -> body hash
+	var indexed []int                // terms looked up in the body index
+	var agree *agreement
 	for ti, t := range terms {
-		found := func(id, hash string, lines []Line, numbersOnly bool) {
-			res.add(id, ti, len(terms), lines)
-			if numbersOnly {
-				res.partial[id] = hash
-			}
-		}
 		if hot, ok := e.wholeHot(scope, string(t), gen); ok {
-			hot.each(found)
+			hot.each(res.foundFunc(ti, len(terms)))
 			for _, id := range hot.unhashed {
 				uncovered[id] = ""
 			}
@@ -72,9 +68,21 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			}
 			continue
 		}
-		if err := e.memoTerm(ctx, scope, string(t), gen, res, uncovered, found); err != nil {
+		ok, err := e.indexable(ctx, string(t), gen, inScope, &agree)
+		if err != nil {
 			return nil, err
 		}
+		if ok {
+			indexed = append(indexed, ti)
+			continue
+		}
+		if err := e.memoTerm(ctx, scope, string(t), gen, res, uncovered, res.foundFunc(ti, len(terms))); err != nil {
+			return nil, err
+		}
+	}
+	indexed, err := e.lookUpIndexed(ctx, scope, terms, indexed, agree, gen, res, uncovered)
+	if err != nil {
+		return nil, err
 	}
 	toRead := make([]string, 0, len(uncovered))
 	for id := range uncovered {
@@ -85,10 +93,12 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 	if err != nil {
 		return nil, err
 	}
+	var skipped []string
 	for i, id := range toRead { // id order: deterministic results
 		delete(res.partial, id) // read whole: every term's lists are full
 		if scans[i] == nil {
 			res.skipped++
+			skipped = append(skipped, id)
 			delete(res.found, id)
 			continue
 		}
@@ -99,7 +109,72 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			}
 		}
 	}
+	if scope.Whole && len(indexed) > 0 && ctx.Err() == nil {
+		e.keepIndexedHot(res, terms, indexed, uncovered, skipped)
+	}
 	return res, nil
+}
+
+// foundFunc records what the memo answers for term ti.
+func (r *scanResult) foundFunc(ti, nTerms int) func(id, hash string, lines []Line, numbersOnly bool) {
+	return func(id, hash string, lines []Line, numbersOnly bool) {
+		r.add(id, ti, nTerms, lines)
+		if numbersOnly {
+			r.partial[id] = hash
+		}
+	}
+}
+
+// indexable reports whether term is to be looked up in the body index:
+// not covered by the memo (a covered term reads its matching rows, which
+// is cheaper still), and an index that agrees well enough with the
+// catalog. The agreement is computed once per scan, into agree.
+func (e *Engine) indexable(ctx context.Context, term string, gen int64, inScope int, agree **agreement) (bool, error) {
+	if inScope < indexMinScope {
+		return false, nil
+	}
+	if covered, err := e.termCovered(ctx, term, gen); err != nil || covered {
+		return false, err
+	}
+	if *agree == nil {
+		a, err := e.indexAgreement(ctx, gen, inScope)
+		if err != nil || a == nil {
+			return false, err
+		}
+		*agree = a
+	}
+	return true, nil
+}
+
+// lookUpIndexed adds to uncovered the nodes that may hold one of the
+// indexed terms; when the index cannot answer (replaced or damaged since
+// it was loaded), those terms are answered from the memo as before. It
+// returns the terms the index answered.
+func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune, indexed []int, agree *agreement,
+	gen int64, res *scanResult, uncovered map[string]string) ([]int, error) {
+	if len(indexed) == 0 {
+		return nil, nil
+	}
+	ts := make([][]rune, len(indexed))
+	for i, ti := range indexed {
+		ts[i] = terms[ti]
+	}
+	err := e.indexedTerms(ctx, scope, agree, ts, uncovered)
+	if err == nil {
+		e.grams.used.Add(1)
+		return indexed, nil
+	}
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	e.log.Debug("body index not used; the terms are scanned", "err", err)
+	e.forgetGrams()
+	for _, ti := range indexed {
+		if err := e.memoTerm(ctx, scope, string(terms[ti]), gen, res, uncovered, res.foundFunc(ti, len(terms))); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
 }
 
 // wholeHot is the hot memo's entry for term; only a whole-forest scan
