@@ -18,7 +18,8 @@ import (
 
 // The body index's oracle: a cold sniff that looks its terms up in the
 // index answers exactly what the literal scan of every body answers, and
-// so does the warm sniff after it.
+// so do the warm sniff after it (from the hot memo) and a sniff that
+// answers the candidates from their memo rows.
 
 // oddSniffCalls are sniff arguments the index must not change: terms
 // shorter than a gram, Unicode and case folding, punctuation, a phrase, a
@@ -43,7 +44,8 @@ var oddSniffCalls = []string{
 }
 
 // indexOracle compares, for each call, the cold answer with the index
-// off, the cold answer with it on, and the warm answer after that.
+// off, the cold answer with it on, the warm answer after that, and the
+// answer from the memo rows once the hot memo is dropped.
 func indexOracle(t *testing.T, v *Vine, calls []string) {
 	t.Helper()
 	for _, args := range calls {
@@ -59,6 +61,9 @@ func indexOracle(t *testing.T, v *Vine, calls []string) {
 		assert.Equal(t, used+1, v.sniffer.IndexedScansForTest(), "the index answered: %s", args)
 		v.background.Wait()
 		assert.Equal(t, want, sniffJSON(t, v, args), "warm, after the index: %s", args)
+		v.background.Wait()
+		v.sniffer.DropHot()
+		assert.Equal(t, want, sniffJSON(t, v, args), "candidates from their memo rows: %s", args)
 	}
 }
 

@@ -80,7 +80,7 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			return nil, err
 		}
 	}
-	indexed, err := e.lookUpIndexed(ctx, scope, terms, indexed, agree, gen, res, uncovered)
+	indexed, cand, err := e.lookUpIndexed(ctx, scope, terms, indexed, agree, gen, res, uncovered)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 		}
 	}
 	if scope.Whole && len(indexed) > 0 && ctx.Err() == nil {
-		e.keepIndexedHot(res, terms, indexed, uncovered, skipped)
+		e.keepIndexedHot(res, terms, indexed, cand, skipped)
 	}
 	return res, nil
 }
@@ -146,35 +146,105 @@ func (e *Engine) indexable(ctx context.Context, term string, gen int64, inScope 
 	return true, nil
 }
 
-// lookUpIndexed adds to uncovered the nodes that may hold one of the
-// indexed terms; when the index cannot answer (replaced or damaged since
-// it was loaded), those terms are answered from the memo as before. It
-// returns the terms the index answered.
+// lookUpIndexed finds the candidates of the indexed terms (cand: every
+// node in scope that may hold one, with its body hash), answers from the
+// memo those whose rows for every indexed term are valid, and adds the
+// others to uncovered, to be read. When the index cannot answer (replaced
+// or damaged since it was loaded), the terms are answered from the memo
+// as before, and no term is returned as indexed.
 func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune, indexed []int, agree *agreement,
-	gen int64, res *scanResult, uncovered map[string]string) ([]int, error) {
+	gen int64, res *scanResult, uncovered map[string]string) ([]int, map[string]string, error) {
 	if len(indexed) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	ts := make([][]rune, len(indexed))
 	for i, ti := range indexed {
 		ts[i] = terms[ti]
 	}
-	err := e.indexedTerms(ctx, scope, agree, ts, uncovered)
+	cand := map[string]string{}
+	err := e.indexedTerms(ctx, scope, agree, ts, cand)
 	if err == nil {
 		e.grams.used.Add(1)
-		return indexed, nil
+		return indexed, cand, e.candidatesFromMemo(ctx, terms, indexed, cand, res, uncovered)
 	}
 	if ctx.Err() != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e.log.Debug("body index not used; the terms are scanned", "err", err)
 	e.forgetGrams()
 	for _, ti := range indexed {
 		if err := e.memoTerm(ctx, scope, string(terms[ti]), gen, res, uncovered, res.foundFunc(ti, len(terms))); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return nil, nil
+	return nil, nil, nil
+}
+
+// candidatesFromMemo answers a candidate from its memo rows when every
+// indexed term has a valid one (a scan before this one read it), and
+// sends the others to be read. A row whose line numbers do not decode
+// counts as missing.
+func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed []int, cand map[string]string,
+	res *scanResult, uncovered map[string]string) error {
+	rows := make([]map[string][]Line, len(indexed)) // per indexed term: node -> lines (nil: none)
+	for i, ti := range indexed {
+		m, err := e.validRows(ctx, string(terms[ti]), cand)
+		if err != nil {
+			return err
+		}
+		rows[i] = m
+	}
+	numbersOnly := e.cat.HasColumn("sniff_memo", "line_nos")
+	for id, hash := range cand {
+		answered := hash != ""
+		for i := range indexed {
+			if _, ok := rows[i][id]; !ok {
+				answered = false
+				break
+			}
+		}
+		if !answered {
+			uncovered[id] = hash
+			continue
+		}
+		for i, ti := range indexed {
+			if lines := rows[i][id]; len(lines) > 0 {
+				res.foundFunc(ti, len(terms))(id, hash, lines, numbersOnly)
+			}
+		}
+	}
+	return nil
+}
+
+// validRows reads term's valid memo rows of the candidates: the lines of
+// a match (line numbers only where the column is there), nil for a
+// recorded non-match.
+func (e *Engine) validRows(ctx context.Context, term string, cand map[string]string) (map[string][]Line, error) {
+	col, decode := "m.lines", decodeLines
+	if e.cat.HasColumn("sniff_memo", "line_nos") {
+		col, decode = "m.line_nos", decodeLineNumbers
+	}
+	out := map[string][]Line{}
+	q := "SELECT nodes.id, m.lines = '[]', " + col + " FROM sniff_memo m JOIN nodes ON " + validMemo
+	err := e.eachRow(ctx, q, []any{term}, func(rows *sql.Rows) error {
+		var id, raw string
+		var none bool
+		if err := rows.Scan(&id, &none, &raw); err != nil {
+			return err
+		}
+		if _, ok := cand[id]; !ok {
+			return nil
+		}
+		if none {
+			out[id] = nil
+			return nil
+		}
+		if lines, err := decode(raw); err == nil && len(lines) > 0 {
+			out[id] = lines
+		}
+		return nil
+	})
+	return out, err
 }
 
 // wholeHot is the hot memo's entry for term; only a whole-forest scan
