@@ -186,9 +186,19 @@ func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune,
 // counts as missing.
 func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed []int, cand map[string]string,
 	res *scanResult, uncovered map[string]string) error {
+	ids := make([]string, 0, len(cand))
+	for id, hash := range cand {
+		if hash != "" {
+			ids = append(ids, id)
+		}
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
 	rows := make([]map[string][]Line, len(indexed)) // per indexed term: node -> lines (nil: none)
 	for i, ti := range indexed {
-		m, err := e.validRows(ctx, string(terms[ti]), cand)
+		m, err := e.validRows(ctx, string(terms[ti]), string(list))
 		if err != nil {
 			return err
 		}
@@ -216,24 +226,23 @@ func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed
 	return nil
 }
 
-// validRows reads term's valid memo rows of the candidates: the lines of
-// a match (line numbers only where the column is there), nil for a
-// recorded non-match.
-func (e *Engine) validRows(ctx context.Context, term string, cand map[string]string) (map[string][]Line, error) {
+// validRows reads term's valid memo rows of the candidates (ids, a JSON
+// list), one key lookup each: the lines of a match (line numbers only
+// where the column is there), nil for a recorded non-match.
+func (e *Engine) validRows(ctx context.Context, term, ids string) (map[string][]Line, error) {
 	col, decode := "m.lines", decodeLines
 	if e.cat.HasColumn("sniff_memo", "line_nos") {
 		col, decode = "m.line_nos", decodeLineNumbers
 	}
 	out := map[string][]Line{}
-	q := "SELECT nodes.id, m.lines = '[]', " + col + " FROM sniff_memo m JOIN nodes ON " + validMemo
-	err := e.eachRow(ctx, q, []any{term}, func(rows *sql.Rows) error {
+	q := "SELECT nodes.id, m.lines = '[]', " + col + " FROM json_each(?) AS j " +
+		"CROSS JOIN sniff_memo AS m ON m.term = ? AND m.node_id = j.value " +
+		"JOIN nodes ON nodes.id = m.node_id AND nodes.body_hash != '' AND m.body_hash = nodes.body_hash"
+	err := e.eachRow(ctx, q, []any{ids, term}, func(rows *sql.Rows) error {
 		var id, raw string
 		var none bool
 		if err := rows.Scan(&id, &none, &raw); err != nil {
 			return err
-		}
-		if _, ok := cand[id]; !ok {
-			return nil
 		}
 		if none {
 			out[id] = nil
