@@ -46,20 +46,6 @@ func gramKey(a, b, c byte) uint32 { return uint32(a)<<16 | uint32(b)<<8 | uint32
 
 func endKey(a, b byte) uint32 { return endMark | uint32(a)<<16 | uint32(b)<<8 }
 
-// appendDocGrams appends the distinct grams of a folded document to dst,
-// sorted.
-func appendDocGrams(dst []uint32, folded []byte) []uint32 {
-	start := len(dst)
-	for i := 0; i+3 <= len(folded); i++ {
-		dst = append(dst, gramKey(folded[i], folded[i+1], folded[i+2]))
-	}
-	if n := len(folded); n >= 2 {
-		dst = append(dst, endKey(folded[n-2], folded[n-1]))
-	}
-	slices.Sort(dst[start:])
-	return append(dst[:start], slices.Compact(dst[start:])...)
-}
-
 // needleGrams are the distinct three-byte grams of a needle of at least
 // three bytes, sorted.
 func needleGrams(needle []byte) []uint32 {

@@ -4,9 +4,11 @@ package bodyindex
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,10 +29,10 @@ type Writer struct {
 	off   int64
 	ids   []string
 	hash  [][32]byte
-	pairs []uint64 // gram<<32 | document, of the segment being built
-	first int      // first document of that segment
+	table gramTable // the postings of the segment being built
+	pairs int       // how many they are
+	first int       // first document of that segment
 	segs  []segMeta
-	grams []uint32
 	buf   []byte
 	err   error
 }
@@ -72,14 +74,23 @@ func (w *Writer) write(b []byte) {
 // Add indexes the folded body of id, read from the body whose hash is
 // hash. Documents are numbered in the order they are added.
 func (w *Writer) Add(id string, hash [32]byte, folded []byte) {
-	doc := len(w.ids)
+	doc := int32(len(w.ids))
 	w.ids = append(w.ids, id)
 	w.hash = append(w.hash, hash)
-	w.grams = appendDocGrams(w.grams[:0], folded)
-	for _, g := range w.grams {
-		w.pairs = append(w.pairs, uint64(g)<<32|uint64(doc))
+	add := func(g uint32) {
+		l := w.table.list(g)
+		if n := len(*l); n == 0 || (*l)[n-1] != doc { // documents come in order: a repeat is the last
+			*l = append(*l, doc)
+			w.pairs++
+		}
 	}
-	if len(w.pairs) >= maxSegmentPairs {
+	for i := 0; i+3 <= len(folded); i++ {
+		add(gramKey(folded[i], folded[i+1], folded[i+2]))
+	}
+	if n := len(folded); n >= 2 {
+		add(endKey(folded[n-2], folded[n-1]))
+	}
+	if w.pairs >= maxSegmentPairs {
 		w.flushSegment()
 	}
 }
@@ -91,27 +102,89 @@ func (w *Writer) flushSegment() {
 	if n == 0 {
 		return
 	}
-	slices.Sort(w.pairs)
 	seg := segMeta{first: w.first, n: n}
-	for i := 0; i < len(w.pairs); {
-		g := uint32(w.pairs[i] >> 32)
-		seg.keys = append(seg.keys, g)
+	order := make([]int32, len(w.table.keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(w.table.keys[a], w.table.keys[b]) })
+	for _, j := range order {
+		seg.keys = append(seg.keys, w.table.keys[j])
 		seg.offs = append(seg.offs, w.off)
-		prev := w.first
+		prev := int32(w.first)
 		w.buf = w.buf[:0]
-		j := i
-		for ; j < len(w.pairs) && uint32(w.pairs[j]>>32) == g; j++ {
-			doc := int(uint32(w.pairs[j]))
+		for _, doc := range w.table.lists[j] {
 			w.buf = binary.AppendUvarint(w.buf, uint64(doc-prev))
 			prev = doc
 		}
-		seg.counts = append(seg.counts, int32(j-i))
+		seg.counts = append(seg.counts, int32(len(w.table.lists[j])))
 		w.write(w.buf)
-		i = j
 	}
 	w.segs = append(w.segs, seg)
-	w.pairs = w.pairs[:0]
+	w.table.reset()
+	w.pairs = 0
 	w.first = len(w.ids)
+}
+
+// gramTable maps grams to their posting lists: open addressing over the
+// gram keys, the lists' storage reused from segment to segment.
+type gramTable struct {
+	slots []int32 // index+1 into keys and lists; 0 is empty
+	keys  []uint32
+	lists [][]int32
+	spare [][]int32 // emptied lists of the last segment
+	shift uint      // 32 - log2(len(slots))
+}
+
+// slot is g's first slot: the top bits of a multiplicative hash.
+func (t *gramTable) slot(g uint32) uint32 { return (g * 0x9E3779B1) >> t.shift }
+
+// list is the posting list of gram g, created empty if new.
+func (t *gramTable) list(g uint32) *[]int32 {
+	if len(t.keys)*2 >= len(t.slots) {
+		t.grow()
+	}
+	mask := uint32(len(t.slots) - 1)
+	for h := t.slot(g); ; h = (h + 1) & mask {
+		s := t.slots[h]
+		if s == 0 {
+			t.keys = append(t.keys, g)
+			var l []int32
+			if n := len(t.spare); n > 0 {
+				l, t.spare = t.spare[n-1][:0], t.spare[:n-1]
+			}
+			t.lists = append(t.lists, l)
+			t.slots[h] = int32(len(t.keys))
+			return &t.lists[len(t.lists)-1]
+		}
+		if t.keys[s-1] == g {
+			return &t.lists[s-1]
+		}
+	}
+}
+
+func (t *gramTable) grow() {
+	n := max(1<<12, 2*len(t.slots))
+	t.slots = make([]int32, n)
+	t.shift = uint(32 - bits.TrailingZeros(uint(n)))
+	mask := uint32(n - 1)
+	for i, g := range t.keys {
+		h := t.slot(g)
+		for t.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		t.slots[h] = int32(i + 1)
+	}
+}
+
+// reset empties the table, keeping its storage.
+func (t *gramTable) reset() {
+	clear(t.slots)
+	t.keys = t.keys[:0]
+	for _, l := range t.lists {
+		t.spare = append(t.spare, l[:0])
+	}
+	t.lists = t.lists[:0]
 }
 
 // Commit writes the document table and the dictionary and renames the
