@@ -198,7 +198,7 @@ func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed
 	}
 	rows := make([]map[string][]Line, len(indexed)) // per indexed term: node -> lines (nil: none)
 	for i, ti := range indexed {
-		m, err := e.validRows(ctx, string(terms[ti]), string(list))
+		m, err := e.validRows(ctx, string(terms[ti]), string(list), len(ids), cand)
 		if err != nil {
 			return err
 		}
@@ -227,22 +227,36 @@ func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed
 }
 
 // validRows reads term's valid memo rows of the candidates (ids, a JSON
-// list), one key lookup each: the lines of a match (line numbers only
-// where the column is there), nil for a recorded non-match.
-func (e *Engine) validRows(ctx context.Context, term, ids string) (map[string][]Line, error) {
+// list of n): the lines of a match (line numbers only where the column is
+// there), nil for a recorded non-match. The memo's bookkeeping says how
+// many rows the term has: none is no read at all, fewer than the
+// candidates are read whole, else the candidates are looked up by key.
+func (e *Engine) validRows(ctx context.Context, term, ids string, n int, cand map[string]string) (map[string][]Line, error) {
+	out := map[string][]Line{}
+	stored, err := e.count(ctx, "SELECT coalesce((SELECT rows FROM sniff_terms WHERE term = ?), -1)", term)
+	if err != nil || stored == 0 {
+		return out, err
+	}
 	col, decode := "m.lines", decodeLines
 	if e.cat.HasColumn("sniff_memo", "line_nos") {
 		col, decode = "m.line_nos", decodeLineNumbers
 	}
-	out := map[string][]Line{}
 	q := "SELECT nodes.id, m.lines = '[]', " + col + " FROM json_each(?) AS j " +
 		"CROSS JOIN sniff_memo AS m ON m.term = ? AND m.node_id = j.value " +
 		"JOIN nodes ON nodes.id = m.node_id AND nodes.body_hash != '' AND m.body_hash = nodes.body_hash"
-	err := e.eachRow(ctx, q, []any{ids, term}, func(rows *sql.Rows) error {
+	args := []any{ids, term}
+	if stored > 0 && stored < n {
+		q = "SELECT nodes.id, m.lines = '[]', " + col + " FROM sniff_memo m JOIN nodes ON " + validMemo
+		args = []any{term}
+	}
+	err = e.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var id, raw string
 		var none bool
 		if err := rows.Scan(&id, &none, &raw); err != nil {
 			return err
+		}
+		if _, ok := cand[id]; !ok {
+			return nil
 		}
 		if none {
 			out[id] = nil
