@@ -65,6 +65,7 @@ type Engine struct {
 	log        *slog.Logger
 
 	folds  foldCacheHolder // cold sniff's quick reject (foldcache.go)
+	grams  gramHolder      // cold sniff's candidates (grams.go)
 	hot    hotMemo         // warm sniff of covered terms (hot.go)
 	counts termCounts      // nodes of the forest, rows of locate terms (counts.go)
 }

@@ -446,7 +446,7 @@ func (e *Engine) RefreshFolds(ctx context.Context) error {
 		return err
 	}
 	e.folds.swap(next)
-	return nil
+	return e.BuildBodyIndex(ctx) // the index is built from the cache
 }
 
 // inlineFileBody is a node's body when the file holds it (content inline);
@@ -538,6 +538,7 @@ func (e *Engine) InstallFolds(w *FoldWriter) {
 		return
 	}
 	e.folds.swap(c)
+	e.scheduleGrams() // the index is built from the new cache
 }
 
 // forget drops the current cache so the next scan loads the file again.

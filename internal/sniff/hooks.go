@@ -22,3 +22,24 @@ func SetMemoBacklogForTest(n int64) { memoBacklog.Store(n) }
 
 // MemoBacklogForTest is the process's memo backlog.
 func MemoBacklogForTest() int64 { return memoBacklog.Load() }
+
+// SetIndexMinScopeForTest sets the smallest scope looked up in the body
+// index (indexMinScope), so the small test forests use it, and returns
+// the function that restores it.
+func SetIndexMinScopeForTest(n int) (restore func()) {
+	old := indexMinScope
+	indexMinScope = n
+	return func() { indexMinScope = old }
+}
+
+// SetBodyIndexForTest turns the engine's use of the body index off or
+// back on: off, every cold scan reads every body in scope, the literal
+// scan the index must agree with.
+func (e *Engine) SetBodyIndexForTest(on bool) {
+	e.grams.mu.Lock()
+	defer e.grams.mu.Unlock()
+	e.grams.off = !on
+}
+
+// IndexedScansForTest is how many scans looked terms up in the body index.
+func (e *Engine) IndexedScansForTest() int64 { return e.grams.used.Load() }

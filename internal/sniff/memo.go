@@ -52,15 +52,11 @@ type scanResult struct {
 func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen int64, inScope int) (*scanResult, error) {
 	res := &scanResult{found: map[string][][]Line{}, partial: map[string]string{}, generation: gen}
 	uncovered := map[string]string{} // id -> body hash
+	var indexed []int                // terms looked up in the body index
+	var agree *agreement
 	for ti, t := range terms {
-		found := func(id, hash string, lines []Line, numbersOnly bool) {
-			res.add(id, ti, len(terms), lines)
-			if numbersOnly {
-				res.partial[id] = hash
-			}
-		}
 		if hot, ok := e.wholeHot(scope, string(t), gen); ok {
-			hot.each(found)
+			hot.each(res.foundFunc(ti, len(terms)))
 			for _, id := range hot.unhashed {
 				uncovered[id] = ""
 			}
@@ -72,9 +68,21 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			}
 			continue
 		}
-		if err := e.memoTerm(ctx, scope, string(t), gen, res, uncovered, found); err != nil {
+		ok, err := e.indexable(ctx, string(t), gen, inScope, &agree)
+		if err != nil {
 			return nil, err
 		}
+		if ok {
+			indexed = append(indexed, ti)
+			continue
+		}
+		if err := e.memoTerm(ctx, scope, string(t), gen, res, uncovered, res.foundFunc(ti, len(terms))); err != nil {
+			return nil, err
+		}
+	}
+	indexed, cand, err := e.lookUpIndexed(ctx, scope, terms, indexed, agree, gen, res, uncovered)
+	if err != nil {
+		return nil, err
 	}
 	toRead := make([]string, 0, len(uncovered))
 	for id := range uncovered {
@@ -85,10 +93,12 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 	if err != nil {
 		return nil, err
 	}
+	var skipped []string
 	for i, id := range toRead { // id order: deterministic results
 		delete(res.partial, id) // read whole: every term's lists are full
 		if scans[i] == nil {
 			res.skipped++
+			skipped = append(skipped, id)
 			delete(res.found, id)
 			continue
 		}
@@ -99,7 +109,165 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			}
 		}
 	}
+	if scope.Whole && len(indexed) > 0 && ctx.Err() == nil {
+		e.keepIndexedHot(res, terms, indexed, cand, skipped)
+	}
 	return res, nil
+}
+
+// foundFunc records what the memo answers for term ti.
+func (r *scanResult) foundFunc(ti, nTerms int) func(id, hash string, lines []Line, numbersOnly bool) {
+	return func(id, hash string, lines []Line, numbersOnly bool) {
+		r.add(id, ti, nTerms, lines)
+		if numbersOnly {
+			r.partial[id] = hash
+		}
+	}
+}
+
+// indexable reports whether term is to be looked up in the body index:
+// not covered by the memo (a covered term reads its matching rows, which
+// is cheaper still), and an index that agrees well enough with the
+// catalog. The agreement is computed once per scan, into agree.
+func (e *Engine) indexable(ctx context.Context, term string, gen int64, inScope int, agree **agreement) (bool, error) {
+	if inScope < indexMinScope {
+		return false, nil
+	}
+	if covered, err := e.termCovered(ctx, term, gen); err != nil || covered {
+		return false, err
+	}
+	if *agree == nil {
+		a, err := e.indexAgreement(ctx, gen, inScope)
+		if err != nil || a == nil {
+			return false, err
+		}
+		*agree = a
+	}
+	return true, nil
+}
+
+// lookUpIndexed finds the candidates of the indexed terms (cand: every
+// node in scope that may hold one, with its body hash), answers from the
+// memo those whose rows for every indexed term are valid, and adds the
+// others to uncovered, to be read. When the index cannot answer (replaced
+// or damaged since it was loaded), the terms are answered from the memo
+// as before, and no term is returned as indexed.
+func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune, indexed []int, agree *agreement,
+	gen int64, res *scanResult, uncovered map[string]string) ([]int, map[string]string, error) {
+	if len(indexed) == 0 {
+		return nil, nil, nil
+	}
+	ts := make([][]rune, len(indexed))
+	for i, ti := range indexed {
+		ts[i] = terms[ti]
+	}
+	cand := map[string]string{}
+	err := e.indexedTerms(ctx, scope, agree, ts, cand)
+	if err == nil {
+		e.grams.used.Add(1)
+		return indexed, cand, e.candidatesFromMemo(ctx, terms, indexed, cand, res, uncovered)
+	}
+	if ctx.Err() != nil {
+		return nil, nil, err
+	}
+	e.log.Debug("body index not used; the terms are scanned", "err", err)
+	e.forgetGrams()
+	for _, ti := range indexed {
+		if err := e.memoTerm(ctx, scope, string(terms[ti]), gen, res, uncovered, res.foundFunc(ti, len(terms))); err != nil {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, nil
+}
+
+// candidatesFromMemo answers a candidate from its memo rows when every
+// indexed term has a valid one (a scan before this one read it), and
+// sends the others to be read. A row whose line numbers do not decode
+// counts as missing.
+func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed []int, cand map[string]string,
+	res *scanResult, uncovered map[string]string) error {
+	ids := make([]string, 0, len(cand))
+	for id, hash := range cand {
+		if hash != "" {
+			ids = append(ids, id)
+		}
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	rows := make([]map[string][]Line, len(indexed)) // per indexed term: node -> lines (nil: none)
+	for i, ti := range indexed {
+		m, err := e.validRows(ctx, string(terms[ti]), string(list), len(ids), cand)
+		if err != nil {
+			return err
+		}
+		rows[i] = m
+	}
+	numbersOnly := e.cat.HasColumn("sniff_memo", "line_nos")
+	for id, hash := range cand {
+		answered := hash != ""
+		for i := range indexed {
+			if _, ok := rows[i][id]; !ok {
+				answered = false
+				break
+			}
+		}
+		if !answered {
+			uncovered[id] = hash
+			continue
+		}
+		for i, ti := range indexed {
+			if lines := rows[i][id]; len(lines) > 0 {
+				res.foundFunc(ti, len(terms))(id, hash, lines, numbersOnly)
+			}
+		}
+	}
+	return nil
+}
+
+// validRows reads term's valid memo rows of the candidates (ids, a JSON
+// list of n): the lines of a match (line numbers only where the column is
+// there), nil for a recorded non-match. The memo's bookkeeping says how
+// many rows the term has: none is no read at all, fewer than the
+// candidates are read whole, else the candidates are looked up by key.
+func (e *Engine) validRows(ctx context.Context, term, ids string, n int, cand map[string]string) (map[string][]Line, error) {
+	out := map[string][]Line{}
+	stored, err := e.count(ctx, "SELECT coalesce((SELECT rows FROM sniff_terms WHERE term = ?), -1)", term)
+	if err != nil || stored == 0 {
+		return out, err
+	}
+	col, decode := "m.lines", decodeLines
+	if e.cat.HasColumn("sniff_memo", "line_nos") {
+		col, decode = "m.line_nos", decodeLineNumbers
+	}
+	q := "SELECT nodes.id, m.lines = '[]', " + col + " FROM json_each(?) AS j " +
+		"CROSS JOIN sniff_memo AS m ON m.term = ? AND m.node_id = j.value " +
+		"JOIN nodes ON nodes.id = m.node_id AND nodes.body_hash != '' AND m.body_hash = nodes.body_hash"
+	args := []any{ids, term}
+	if stored > 0 && stored < n {
+		q = "SELECT nodes.id, m.lines = '[]', " + col + " FROM sniff_memo m JOIN nodes ON " + validMemo
+		args = []any{term}
+	}
+	err = e.eachRow(ctx, q, args, func(rows *sql.Rows) error {
+		var id, raw string
+		var none bool
+		if err := rows.Scan(&id, &none, &raw); err != nil {
+			return err
+		}
+		if _, ok := cand[id]; !ok {
+			return nil
+		}
+		if none {
+			out[id] = nil
+			return nil
+		}
+		if lines, err := decode(raw); err == nil && len(lines) > 0 {
+			out[id] = lines
+		}
+		return nil
+	})
+	return out, err
 }
 
 // wholeHot is the hot memo's entry for term; only a whole-forest scan

@@ -63,6 +63,7 @@ type bodyScanner struct {
 	terms   [][]rune
 	needles [][]byte // the terms as folded UTF-8
 	buf     []byte
+	lines   [][2]int // line bounds in buf (scanFolded)
 }
 
 func newBodyScanner(terms [][]rune) *bodyScanner {
@@ -82,7 +83,51 @@ func (s *bodyScanner) scan(body string) [][]Line {
 	if !s.holdsAny(s.buf) {
 		return out
 	}
+	if s.scanFolded(body, out) {
+		return out
+	}
 	return s.scanLines(body, out)
+}
+
+// scanFolded is scanLines over a valid body whose fold s.buf holds: the
+// lines of the fold are the lines of the body (every line break folds to
+// itself, and no other character folds to one), so each line is searched
+// in the fold already made instead of being folded again. It reports
+// false, leaving out untouched, for an invalid body or if the two
+// disagree on the number of lines.
+func (s *bodyScanner) scanFolded(body string, out [][]Line) bool {
+	if !utf8.ValidString(body) {
+		return false
+	}
+	folded := s.buf
+	s.lines = s.lines[:0]
+	forEachLine(folded, func(start, end int) { s.lines = append(s.lines, [2]int{start, end}) })
+	n := 0
+	forEachLine(body, func(int, int) { n++ })
+	if n != len(s.lines) {
+		return false
+	}
+	var section *string
+	k := 0
+	forEachLine(body, func(start, end int) {
+		f := folded[s.lines[k][0]:s.lines[k][1]]
+		k++
+		line := body[start:end]
+		if h, ok := SectionHeading(line); ok {
+			name := strings.Clone(*h)
+			section = &name
+		}
+		text := ""
+		for i, n := range s.needles {
+			if j := bytes.Index(f, n); j >= 0 {
+				if text == "" {
+					text = strings.Clone(line)
+				}
+				out[i] = append(out[i], Line{Line: k, Section: section, Pos: utf8.RuneCount(f[:j]), Text: text})
+			}
+		}
+	})
+	return true
 }
 
 // holdsAny reports whether folded text holds at least one of the terms.
@@ -136,7 +181,7 @@ func (s *bodyScanner) scanLines(body string, out [][]Line) [][]Line {
 // a break is passed over with one table lookup; U+0085 and U+2028-9 are
 // recognised by their bytes, which no other rune's encoding contains at
 // a rune boundary and which are never inside another rune.
-func forEachLine(body string, fn func(start, end int)) {
+func forEachLine[T ~string | ~[]byte](body T, fn func(start, end int)) {
 	start := 0
 	for i := 0; i < len(body); {
 		c := body[i]
