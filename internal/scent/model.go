@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package scent
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Model keeps the Index of one catalog, built lazily on the first search
+// and trusted only at the generation it was built at: another process (or
+// this one) may write between two calls, so every call names the
+// generation it reads, and a stale Index is never used.
+//
+// A new generation is not rebuilt on first sight: the caller searches the
+// catalog's own index (At returns nil) and the Model rebuilds when the
+// next call finds the generation unchanged. A writer that alternates
+// writes and searches therefore pays no rebuild per write, and a reader
+// pays one rebuild once the writes stop. While one call rebuilds, the
+// others search the catalog's index rather than wait.
+type Model struct {
+	src   Source
+	split Splitter
+
+	build sync.Mutex // held while building
+	cur   atomic.Pointer[Index]
+	seen  atomic.Int64 // the last generation a stale call saw
+	off   atomic.Bool  // the catalog's index is not this catalog's own: never build
+
+	qmu    sync.Mutex
+	qcache map[string][]string // tokens of non-ASCII query terms
+}
+
+// qcacheMax bounds the remembered query terms; past it the cache restarts.
+const qcacheMax = 4096
+
+// NewModel returns a Model over src; split tokenizes non-ASCII text as the
+// index does. Close releases split when it is an io.Closer.
+func NewModel(src Source, split Splitter) *Model {
+	m := &Model{src: src, split: split, qcache: map[string][]string{}}
+	m.seen.Store(-1)
+	return m
+}
+
+// At returns the Index of catalog generation gen, building it when the
+// policy above allows, or nil: the caller then searches the catalog.
+func (m *Model) At(ctx context.Context, gen int64) (*Index, error) {
+	x := m.cur.Load()
+	if x != nil && x.gen == gen {
+		return x, nil
+	}
+	if m.off.Load() {
+		return nil, nil
+	}
+	if x != nil && m.seen.Swap(gen) != gen {
+		return nil, nil // first sight of this generation: writes may go on
+	}
+	if !m.build.TryLock() {
+		return nil, nil
+	}
+	defer m.build.Unlock()
+	if x := m.cur.Load(); x != nil && x.gen == gen {
+		return x, nil
+	}
+	tracked, err := m.src.ScentTracked(ctx)
+	if err != nil || !tracked {
+		m.off.Store(err == nil)
+		return nil, err
+	}
+	nx, err := Build(ctx, m.src, m.split)
+	if err != nil {
+		return nil, err
+	}
+	m.cur.Store(nx)
+	if nx.gen != gen {
+		return nil, nil // a write landed between the caller's read and the build
+	}
+	return nx, nil
+}
+
+// Phrases are the phrases of catalog.MatchExpr(terms), each as its
+// tokens: a NUL reads as a space, blank terms are skipped, and each term
+// is split as the index's tokenizer splits a quoted query string.
+func (m *Model) Phrases(terms []string) ([][]string, error) {
+	out := make([][]string, 0, len(terms))
+	for _, t := range terms {
+		t = strings.ReplaceAll(t, "\x00", " ")
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if isASCII(t) {
+			out = append(out, splitASCII(t))
+			continue
+		}
+		toks, err := m.tokens(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, toks)
+	}
+	return out, nil
+}
+
+func (m *Model) tokens(t string) ([]string, error) {
+	m.qmu.Lock()
+	toks, ok := m.qcache[t]
+	m.qmu.Unlock()
+	if ok {
+		return toks, nil
+	}
+	all, err := m.split.Tokens([]string{t})
+	if err != nil {
+		return nil, err
+	}
+	m.qmu.Lock()
+	defer m.qmu.Unlock()
+	if len(m.qcache) >= qcacheMax {
+		m.qcache = map[string][]string{}
+	}
+	m.qcache[t] = all[0]
+	return all[0], nil
+}
+
+// Close releases the splitter.
+func (m *Model) Close() error {
+	if c, ok := m.split.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package scent
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/catalog"
+)
+
+// The weights are catalog.RankExpr's, id column first.
+func TestWeightsAreRankExprs(t *testing.T) {
+	want := "bm25(nodes_fts, 0"
+	for _, w := range weights {
+		want += fmt.Sprintf(", %g", w)
+	}
+	assert.Equal(t, want+")", catalog.RankExpr)
+}
+
+// The Go twin splits ASCII text as SQLite's tokenizer does: every ASCII
+// character alone and between letters, and random ASCII strings.
+func TestASCIITwinSplitsAsTheIndex(t *testing.T) {
+	tok := &catalog.Tokenizer{}
+	defer tok.Close()
+	var texts []string
+	for c := range 128 {
+		texts = append(texts, string(rune(c)), "ab"+string(rune(c))+"Cd", "x"+string(rune(c)))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteByte(byte(rng.IntN(128)))
+		}
+		texts = append(texts, b.String())
+	}
+	want, err := tok.Tokens(texts)
+	require.NoError(t, err)
+	for i, s := range texts {
+		require.True(t, isASCII(s))
+		assert.Equal(t, want[i], splitASCII(s), "%q", s)
+	}
+}
+
+func TestInstancesCountOverlappingPhrases(t *testing.T) {
+	assert.Equal(t, 2, instances([]uint32{1, 1, 1}, []uint32{1, 1}))
+	assert.Equal(t, 3, instances([]uint32{1, 1, 1}, []uint32{1}))
+	assert.Equal(t, 1, instances([]uint32{2, 1, 3}, []uint32{1, 3}))
+	assert.Equal(t, 0, instances([]uint32{1}, []uint32{1, 3}))
+}
+
+func TestInsertTopKeepsTheBestInRankThenRowidOrder(t *testing.T) {
+	var top []Hit
+	for i, r := range []float64{-1, -3, -2, -3, 0, -5} {
+		top = insertTop(top, Hit{RowID: int64(10 - i), Rank: r}, 3)
+	}
+	assert.Equal(t, []Hit{{RowID: 5, Rank: -5}, {RowID: 7, Rank: -3}, {RowID: 9, Rank: -3}}, top)
+}
