@@ -38,7 +38,9 @@ func (x *Index) Search(phrases [][]string, limit int, keep func(*Doc) bool) []Hi
 			slot := s.slot[d]
 			if slot == 0 {
 				s.docs = append(s.docs, d)
-				s.freq = append(s.freq, make([]float64, m)...)
+				for range m {
+					s.freq = append(s.freq, 0)
+				}
 				slot = int32(len(s.docs))
 				s.slot[d] = slot
 			}
