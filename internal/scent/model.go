@@ -15,12 +15,14 @@ import (
 // this one) may write between two calls, so every call names the
 // generation it reads, and a stale Index is never used.
 //
-// A new generation is not rebuilt on first sight: the caller searches the
-// catalog's own index (At returns nil) and the Model rebuilds when the
-// next call finds the generation unchanged. A writer that alternates
-// writes and searches therefore pays no rebuild per write, and a reader
-// pays one rebuild once the writes stop. While one call rebuilds, the
-// others search the catalog's index rather than wait.
+// A new generation is not rebuilt on first sight: the callers search the
+// catalog's own index (At returns nil) until the generation has stood for
+// a number of calls that grows with the forest (one per 5,000 rows past
+// the first call), so what a stale copy costs in slower searches stays
+// in proportion to what a rebuild costs. A writer that alternates writes
+// and searches therefore pays no rebuild per write, and a reader pays one
+// rebuild once the writes stop. While one call rebuilds, the others
+// search the catalog's index rather than wait.
 type Model struct {
 	src   Source
 	split Splitter
@@ -28,6 +30,7 @@ type Model struct {
 	build sync.Mutex // held while building
 	cur   atomic.Pointer[Index]
 	seen  atomic.Int64 // the last generation a stale call saw
+	stood atomic.Int64 // calls since that generation was first seen
 	off   atomic.Bool  // the catalog's index is not this catalog's own: never build
 
 	qmu    sync.Mutex
@@ -55,8 +58,8 @@ func (m *Model) At(ctx context.Context, gen int64) (*Index, error) {
 	if m.off.Load() {
 		return nil, nil
 	}
-	if x != nil && m.seen.Swap(gen) != gen {
-		return nil, nil // first sight of this generation: writes may go on
+	if x != nil && !m.stands(x, gen) {
+		return nil, nil // writes may go on
 	}
 	if !m.build.TryLock() {
 		return nil, nil
@@ -79,6 +82,20 @@ func (m *Model) At(ctx context.Context, gen int64) (*Index, error) {
 		return nil, nil // a write landed between the caller's read and the build
 	}
 	return nx, nil
+}
+
+// patienceRows is how many rows of a copy make a stale generation wait
+// one more call before the rebuild.
+const patienceRows = 5000
+
+// stands counts a call seeing generation gen while the copy x is of
+// another, and reports whether gen has stood long enough to rebuild.
+func (m *Model) stands(x *Index, gen int64) bool {
+	if m.seen.Swap(gen) != gen {
+		m.stood.Store(0)
+		return false
+	}
+	return m.stood.Add(1) >= int64(1+len(x.docs)/patienceRows)
 }
 
 // Phrases are the phrases of catalog.MatchExpr(terms), each as its

@@ -62,3 +62,18 @@ func TestInsertTopKeepsTheBestInRankThenRowidOrder(t *testing.T) {
 	}
 	assert.Equal(t, []Hit{{RowID: 5, Rank: -5}, {RowID: 7, Rank: -3}, {RowID: 9, Rank: -3}}, top)
 }
+
+// A stale generation is rebuilt only once it has stood: on the second
+// call for a small copy, later for a large one.
+func TestStandsGrowsWithTheCopy(t *testing.T) {
+	m := NewModel(nil, nil)
+	small, large := &Index{docs: make([]Doc, 10)}, &Index{docs: make([]Doc, 3*patienceRows)}
+	assert.False(t, m.stands(small, 7), "first sight")
+	assert.True(t, m.stands(small, 7))
+	assert.False(t, m.stands(large, 8), "first sight")
+	for range 3 {
+		assert.False(t, m.stands(large, 8))
+	}
+	assert.True(t, m.stands(large, 8))
+	assert.False(t, m.stands(large, 9), "a newer generation starts again")
+}
