@@ -25,25 +25,19 @@ import (
 // search the catalog's index rather than wait.
 type Model struct {
 	src   Source
-	split Splitter
+	split *splitter
 
 	build sync.Mutex // held while building
 	cur   atomic.Pointer[Index]
 	seen  atomic.Int64 // the last generation a stale call saw
 	stood atomic.Int64 // calls since that generation was first seen
 	off   atomic.Bool  // the catalog's index is not this catalog's own: never build
-
-	qmu    sync.Mutex
-	qcache map[string][]string // tokens of non-ASCII query terms
 }
-
-// qcacheMax bounds the remembered query terms; past it the cache restarts.
-const qcacheMax = 4096
 
 // NewModel returns a Model over src; split tokenizes non-ASCII text as the
 // index does. Close releases split when it is an io.Closer.
 func NewModel(src Source, split Splitter) *Model {
-	m := &Model{src: src, split: split, qcache: map[string][]string{}}
+	m := &Model{src: src, split: newSplitter(split)}
 	m.seen.Store(-1)
 	return m
 }
@@ -122,28 +116,16 @@ func (m *Model) Phrases(terms []string) ([][]string, error) {
 }
 
 func (m *Model) tokens(t string) ([]string, error) {
-	m.qmu.Lock()
-	toks, ok := m.qcache[t]
-	m.qmu.Unlock()
-	if ok {
-		return toks, nil
-	}
 	all, err := m.split.Tokens([]string{t})
 	if err != nil {
 		return nil, err
 	}
-	m.qmu.Lock()
-	defer m.qmu.Unlock()
-	if len(m.qcache) >= qcacheMax {
-		m.qcache = map[string][]string{}
-	}
-	m.qcache[t] = all[0]
 	return all[0], nil
 }
 
 // Close releases the splitter.
 func (m *Model) Close() error {
-	if c, ok := m.split.(io.Closer); ok {
+	if c, ok := m.split.sqlite.(io.Closer); ok {
 		return c.Close()
 	}
 	return nil

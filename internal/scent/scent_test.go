@@ -77,3 +77,30 @@ func TestStandsGrowsWithTheCopy(t *testing.T) {
 	assert.True(t, m.stands(large, 8))
 	assert.False(t, m.stands(large, 9), "a newer generation starts again")
 }
+
+// The learned rules split text of any script as SQLite's tokenizer does:
+// random strings over letters with and without diacritics, combining
+// marks, other scripts, symbols, punctuation and ASCII.
+func TestLearnedRulesSplitAsTheIndex(t *testing.T) {
+	tok := &catalog.Tokenizer{}
+	defer tok.Close()
+	pool := []rune("aZ09 -_./'\"\tçÇãÃéÉóÓüÜñßæøåÅœŒıİǅǆﬁ\u0301\u0303\u0308\u200b\u00ad\u00b7ªº²½" +
+		"ΩωΣσςЖжДд日本語テスト한국어العربيةעברית\u0e01\u0e31ⅷ①Ⓐ€$©®™—–…«»“”‘’•°±×÷🙂🚀\U0001F3FD")
+	rng := rand.New(rand.NewPCG(3, 4))
+	var texts []string
+	for range 3000 {
+		var b strings.Builder
+		for range rng.IntN(24) {
+			b.WriteRune(pool[rng.IntN(len(pool))])
+		}
+		texts = append(texts, b.String())
+	}
+	texts = append(texts, "a\xffb", "\xc3", "Ação\x80x")
+	want, err := tok.Tokens(texts)
+	require.NoError(t, err)
+	got, err := newSplitter(tok).Tokens(texts)
+	require.NoError(t, err)
+	for i := range texts {
+		assert.Equal(t, want[i], got[i], "%q", texts[i])
+	}
+}
