@@ -96,7 +96,8 @@ func TestLocateIndexCountsAsFTS5(t *testing.T) {
 			require.NoError(t, err)
 			got := 0
 			if len(phrases) > 0 {
-				got = x.Rows(phrases[0])
+				got = x.Rows(phrases[0], 1<<30)
+				require.Equal(t, min(want, 3), x.Rows(phrases[0], 3), "rows matching %q up to 3", term)
 			}
 			require.Equal(t, want, got, "rows matching %q", term)
 		}

@@ -78,7 +78,7 @@ func (v *Vine) termCounter(ctx context.Context, x *scent.Index) (int, func(strin
 			if err != nil || len(phrases) == 0 {
 				return 0, err
 			}
-			return min(x.Rows(phrases[0]), limit), nil
+			return x.Rows(phrases[0], limit), nil
 		}, nil
 	}
 	gen, err := v.cat.Generation(ctx)

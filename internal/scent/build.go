@@ -44,6 +44,11 @@ func Build(ctx context.Context, src Source, split Splitter) (*Index, error) {
 	}
 	x := b.finish()
 	x.gen, x.nodes = gen, nodes
+	for i := range x.docs {
+		if x.docs[i].Node {
+			x.inRows++
+		}
+	}
 	return x, nil
 }
 

@@ -56,6 +56,7 @@ type Doc struct {
 type Index struct {
 	gen    int64
 	nodes  int   // nodes rows at gen
+	inRows int   // rows with a node
 	nToken int64 // tokens over every row and column (FTS5's total size)
 
 	docs   []Doc    // in rowid order: a doc number is an index here
@@ -79,15 +80,7 @@ func (x *Index) Doc(d int) *Doc { return &x.docs[d] }
 // Nodes is the number of catalog nodes at the index's generation, and
 // whether every one of them has an index row (so counting docs with
 // Node set counts the nodes).
-func (x *Index) Nodes() (int, bool) {
-	n := 0
-	for i := range x.docs {
-		if x.docs[i].Node {
-			n++
-		}
-	}
-	return x.nodes, n == x.nodes
-}
+func (x *Index) Nodes() (int, bool) { return x.nodes, x.inRows == x.nodes }
 
 // Phrase is a query phrase as term ids; ok is false when one of its
 // tokens is in no row (or it has none), so it matches nothing.
@@ -110,16 +103,29 @@ func (x *Index) phrase(tokens []string) Phrase {
 }
 
 // Rows is how many rows hold the phrase (FTS5's count of the rows a
-// phrase matches).
-func (x *Index) Rows(tokens []string) int {
+// phrase matches), counted up to limit: a one-token phrase reads its
+// posting count, a longer one stops at the limit.
+func (x *Index) Rows(tokens []string, limit int) int {
+	p := x.phrase(tokens)
+	if !p.ok {
+		return 0
+	}
+	if len(p.ids) == 1 {
+		return min(int(x.df(p.ids[0])), limit)
+	}
 	n := 0
-	x.match(x.phrase(tokens), func(uint32, float64) { n++ })
+	x.matchUntil(p, func(uint32, float64) bool { n++; return n < limit })
 	return n
 }
 
 // match calls fn for every row holding p with the row's weighted count of
 // p (each instance adds its column's weight, as bm25() sums them).
 func (x *Index) match(p Phrase, fn func(d uint32, freq float64)) {
+	x.matchUntil(p, func(d uint32, freq float64) bool { fn(d, freq); return true })
+}
+
+// matchUntil is match stopping when fn returns false.
+func (x *Index) matchUntil(p Phrase, fn func(d uint32, freq float64) bool) {
 	if !p.ok {
 		return
 	}
@@ -137,8 +143,8 @@ func (x *Index) match(p Phrase, fn func(d uint32, freq float64)) {
 				freq += float64(n) * weights[c]
 			}
 		}
-		if freq > 0 {
-			fn(d, freq)
+		if freq > 0 && !fn(d, freq) {
+			return
 		}
 	}
 }
