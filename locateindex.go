@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/internal/scent"
+	"github.com/monkeyllm/vine/internal/window"
 )
 
 // The lexical leg through the in-memory copy of the metadata index
@@ -65,13 +66,14 @@ func (f locateFilter) keep() func(*scent.Doc) bool {
 	if f.kind == "" && f.typ == "" && !f.win.Active() && !f.scope.restricted() {
 		return nil
 	}
+	inWindow := windowTest(f.win)
 	return func(d *scent.Doc) bool {
 		switch {
 		case !d.Node,
 			f.kind == "branch" && !d.Branch,
 			f.kind == "note" && d.Branch,
 			f.typ != "" && d.Type != f.typ,
-			f.win.Active() && !f.win.Contains(windowDate(d, f.win.Field)),
+			!inWindow(d),
 			f.scope.restricted() && !f.scope.in(d.ID):
 			return false
 		}
@@ -79,12 +81,29 @@ func (f locateFilter) keep() func(*scent.Doc) bool {
 	}
 }
 
-// windowDate is the row's date the window reads.
-func windowDate(d *scent.Doc, field string) string {
-	if field == "updated" {
-		return d.Updated
+// windowTest is the window's SQL predicate over a row's date, its bounds
+// taken from the predicate's own arguments once per call (Contains
+// would work the day after until out again for every row).
+func windowTest(w window.Window) func(*scent.Doc) bool {
+	if !w.Active() {
+		return func(*scent.Doc) bool { return true }
 	}
-	return d.Created
+	_, args := w.SQL("")
+	var lo, hi string
+	if w.Since != "" {
+		lo, args = args[0].(string), args[1:]
+	}
+	if w.Until != "" {
+		hi = args[0].(string)
+	}
+	updated := w.Field == window.Updated
+	return func(d *scent.Doc) bool {
+		date := d.Created
+		if updated {
+			date = d.Updated
+		}
+		return date != "" && (lo == "" || date >= lo) && (hi == "" || date < hi)
+	}
 }
 
 // locatePassportsSQL reads the candidate columns of rows by rowid.

@@ -282,3 +282,20 @@ func scentFilters(t *testing.T, x *scent.Index, qi int) []locateFilter {
 	}
 	return fs
 }
+
+// windowTest agrees with the window's own in-memory test on every bound
+// shape.
+func TestLocateWindowTestIsContains(t *testing.T) {
+	dates := []string{"", "2023", "2024-01-01", "2024-02-29", "2024-03-01", "2024-12-31", "2025-01-01", "2025-01-01T10:00", "2026-06-30T23:59", "2026-07-01", "9999"}
+	for _, b := range [][2]string{{"2024", ""}, {"", "2024-02"}, {"2024-02", "2024-02"}, {"2024-03-01", "2026-06"}, {"2025", "2025"}} {
+		for _, field := range []string{window.Created, window.Updated} {
+			w, err := window.Parse(b[0], b[1], field)
+			require.NoError(t, err)
+			test := windowTest(w)
+			for _, d := range dates {
+				doc := &scent.Doc{Created: d, Updated: d}
+				require.Equal(t, w.Contains(d), test(doc), "window %v date %q", b, d)
+			}
+		}
+	}
+}
