@@ -41,8 +41,12 @@ func (v *Vine) locateIndex(ctx context.Context) *scent.Index {
 // other rows cost no catalog read.
 func (v *Vine) locateScent(ctx context.Context, x *scent.Index, f locateFilter, ts []string, pool int) ([]locateCand, error) {
 	phrases, err := v.scent.Phrases(ts)
-	if err != nil || len(phrases) == 0 {
-		return nil, err // no terms, no rows
+	if err != nil {
+		v.log.Warn("locate: splitting the terms failed; searching the catalog's index", "err", err)
+		return v.locateFTS(ctx, f, ts, pool)
+	}
+	if len(phrases) == 0 {
+		return nil, nil // no terms, no rows
 	}
 	var out []locateCand
 	for _, h := range x.Search(phrases, pool, f.keep()) {

@@ -75,8 +75,11 @@ func (v *Vine) termCounter(ctx context.Context, x *scent.Index) (int, func(strin
 		nodes, _ := x.Nodes()
 		return nodes, func(t string, limit int) (int, error) {
 			phrases, err := v.scent.Phrases([]string{t})
-			if err != nil || len(phrases) == 0 {
-				return 0, err
+			if err != nil {
+				return v.sniffer.TermRows(ctx, x.Generation(), t, limit)
+			}
+			if len(phrases) == 0 {
+				return 0, nil
 			}
 			return x.Rows(phrases[0], limit), nil
 		}, nil

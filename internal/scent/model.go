@@ -69,6 +69,9 @@ func (m *Model) At(ctx context.Context, gen int64) (*Index, error) {
 	}
 	nx, err := Build(ctx, m.src, m.split)
 	if err != nil {
+		// A failure that is not the caller's cancellation would fail
+		// again: searches stay with the catalog's index.
+		m.off.Store(ctx.Err() == nil)
 		return nil, err
 	}
 	m.cur.Store(nx)
