@@ -5,6 +5,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -41,8 +42,11 @@ func (c *Catalog) ScentRows(ctx context.Context, fn func(*ScentRow) error) (gen 
 		return 0, 0, fmt.Errorf("catalog: scent rows: %w", err)
 	}
 	defer tx.Rollback()
-	if ok, err := scentTracked(ctx, tx, c.cols); err != nil || !ok {
-		return 0, 0, fmt.Errorf("catalog: scent rows: the index is not this catalog's own (%v)", err)
+	switch ok, err := scentTracked(ctx, tx, c.cols); {
+	case err != nil:
+		return 0, 0, fmt.Errorf("catalog: scent rows: %w", err)
+	case !ok:
+		return 0, 0, errors.New("catalog: scent rows: nodes_fts is not declared as this catalog declares it")
 	}
 	if err := tx.QueryRowContext(ctx, "SELECT coalesce((SELECT value FROM catalog_meta WHERE key = 'generation'), 0)").Scan(&gen); err != nil {
 		return 0, 0, fmt.Errorf("catalog: scent rows: generation: %w", err)
