@@ -20,27 +20,14 @@ type Splitter interface {
 	Tokens(texts []string) ([][]string, error)
 }
 
-// splitBatch bounds the texts handed to the Splitter at once.
-const splitBatch = 512
-
 // Build reads every index row of src and builds the Index of the
-// generation they are of.
+// generation they are of. Rows are folded in as they are read, so the
+// build holds the index being built and one row, never the rows' text.
 func Build(ctx context.Context, src Source, split Splitter) (*Index, error) {
-	var rows []catalog.ScentRow
-	gen, nodes, err := src.ScentRows(ctx, func(r *catalog.ScentRow) error {
-		rows = append(rows, *r)
-		return nil
-	})
+	b := newBuilder(split)
+	gen, nodes, err := src.ScentRows(ctx, b.add)
 	if err != nil {
 		return nil, err
-	}
-	other, err := splitOther(rows, split)
-	if err != nil {
-		return nil, err
-	}
-	b := newBuilder(len(rows))
-	for i := range rows {
-		b.add(&rows[i], other)
 	}
 	x := b.finish()
 	x.gen, x.nodes = gen, nodes
@@ -52,73 +39,32 @@ func Build(ctx context.Context, src Source, split Splitter) (*Index, error) {
 	return x, nil
 }
 
-// fieldKey names one column of one row.
-type fieldKey struct{ row, col int }
-
 func fields(r *catalog.ScentRow) [ncols]string {
 	return [ncols]string{r.Title, r.Aliases, r.Tags, r.Summary}
-}
-
-// splitOther tokenizes every non-ASCII column through split.
-func splitOther(rows []catalog.ScentRow, split Splitter) (map[fieldKey][]string, error) {
-	out := map[fieldKey][]string{}
-	var keys []fieldKey
-	var texts []string
-	flush := func() error {
-		if len(texts) == 0 {
-			return nil
-		}
-		toks, err := split.Tokens(texts)
-		if err != nil {
-			return err
-		}
-		for i, k := range keys {
-			out[k] = toks[i]
-		}
-		keys, texts = keys[:0], texts[:0]
-		return nil
-	}
-	for i := range rows {
-		for c, s := range fields(&rows[i]) {
-			if isASCII(s) {
-				continue
-			}
-			keys, texts = append(keys, fieldKey{i, c}), append(texts, s)
-			if len(texts) == splitBatch {
-				if err := flush(); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	return out, flush()
 }
 
 // builder accumulates rows in rowid order.
 type builder struct {
 	x      *Index
+	split  Splitter // for non-ASCII text
 	buf    []byte
 	intern map[string]string
-	row    int
 }
 
-func newBuilder(n int) *builder {
-	return &builder{
-		x: &Index{
-			docs:   make([]Doc, 0, n),
-			colOff: make([]uint32, 0, ncols*n+1),
-			terms:  map[string]uint32{},
-		},
-		intern: map[string]string{},
-	}
+func newBuilder(split Splitter) *builder {
+	return &builder{x: &Index{terms: map[string]uint32{}}, split: split, intern: map[string]string{}}
 }
 
-func (b *builder) add(r *catalog.ScentRow, other map[fieldKey][]string) {
+func (b *builder) add(r *catalog.ScentRow) error {
 	x := b.x
-	for c, s := range fields(r) {
+	for _, s := range fields(r) {
 		x.colOff = append(x.colOff, uint32(len(x.toks)))
-		if toks, ok := other[fieldKey{b.row, c}]; ok {
-			for _, t := range toks {
+		if !isASCII(s) {
+			toks, err := b.split.Tokens([]string{s})
+			if err != nil {
+				return err
+			}
+			for _, t := range toks[0] {
 				x.toks = append(x.toks, b.termID(t))
 			}
 			continue
@@ -129,7 +75,7 @@ func (b *builder) add(r *catalog.ScentRow, other map[fieldKey][]string) {
 		RowID: r.RowID, Node: r.Node, Branch: r.Kind == "branch", ID: r.ID,
 		Type: b.str(r.Type), Created: b.str(r.Created), Updated: b.str(r.Updated),
 	})
-	b.row++
+	return nil
 }
 
 func (b *builder) termBytes(tok []byte) uint32 {

@@ -167,7 +167,7 @@ func (s *splitter) rule(r rune) (runeRule, bool) {
 // learn probes the code points of texts not seen before, in one batch.
 func (s *splitter) learn(texts []string) error {
 	var unknown []rune
-	seen := map[rune]bool{}
+	var seen map[rune]bool // made on the first unknown code point
 	s.mu.RLock()
 	for _, t := range texts {
 		if isASCII(t) || !utf8.ValidString(t) {
@@ -175,6 +175,9 @@ func (s *splitter) learn(texts []string) error {
 		}
 		for _, r := range t {
 			if _, ok := s.rule(r); !ok && !seen[r] {
+				if seen == nil {
+					seen = map[rune]bool{}
+				}
 				seen[r] = true
 				unknown = append(unknown, r)
 			}
