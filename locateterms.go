@@ -2,7 +2,11 @@
 
 package vine
 
-import "context"
+import (
+	"context"
+
+	"github.com/monkeyllm/vine/internal/scent"
+)
 
 // Term selection for the lexical leg at scale. FTS5 scores every row that
 // matches any term before it keeps the best, and a wordy question carries
@@ -29,16 +33,14 @@ var locateRowBudget = 5000
 // commonShare is the share of the forest a common term matches more of.
 const commonShare = 20
 
-// selectTerms returns the terms the lexical leg searches.
-func (v *Vine) selectTerms(ctx context.Context, ts []string) ([]string, error) {
+// selectTerms returns the terms the lexical leg searches. The counts come
+// from the in-memory copy of the metadata index when there is one (x),
+// else from the catalog's index.
+func (v *Vine) selectTerms(ctx context.Context, x *scent.Index, ts []string) ([]string, error) {
 	if len(ts) < 2 || locateRowBudget <= 0 {
 		return ts, nil
 	}
-	gen, err := v.cat.Generation(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := v.sniffer.ForestSize(ctx, gen)
+	nodes, rowsOf, err := v.termCounter(ctx, x)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +48,7 @@ func (v *Vine) selectTerms(ctx context.Context, ts []string) ([]string, error) {
 	rows := make([]int, len(ts))
 	total := 0
 	for i, t := range ts {
-		if rows[i], err = v.sniffer.TermRows(ctx, gen, t, common+1); err != nil {
+		if rows[i], err = rowsOf(t, common+1); err != nil {
 			return nil, err
 		}
 		total += rows[i]
@@ -64,4 +66,31 @@ func (v *Vine) selectTerms(ctx context.Context, ts []string) ([]string, error) {
 		return ts, nil
 	}
 	return kept, nil
+}
+
+// termCounter returns the forest's size and a count of the rows a term
+// matches, up to a limit.
+func (v *Vine) termCounter(ctx context.Context, x *scent.Index) (int, func(string, int) (int, error), error) {
+	if x != nil {
+		nodes, _ := x.Nodes()
+		return nodes, func(t string, limit int) (int, error) {
+			phrases, err := v.scent.Phrases([]string{t})
+			if err != nil {
+				return v.sniffer.TermRows(ctx, x.Generation(), t, limit)
+			}
+			if len(phrases) == 0 {
+				return 0, nil
+			}
+			return x.Rows(phrases[0], limit), nil
+		}, nil
+	}
+	gen, err := v.cat.Generation(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	nodes, err := v.sniffer.ForestSize(ctx, gen)
+	if err != nil {
+		return 0, nil, err
+	}
+	return nodes, func(t string, limit int) (int, error) { return v.sniffer.TermRows(ctx, gen, t, limit) }, nil
 }

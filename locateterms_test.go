@@ -29,6 +29,9 @@ func TestSelectTermsDropsCommonTermsOnlyPastTheBudget(t *testing.T) {
 	require.Positive(t, count(rare))
 	require.Greater(t, count("cooperative")-1, len(regionIDs(t, v))/commonShare, "both common at that budget")
 	defer func(b int) { locateRowBudget = b }(locateRowBudget)
+	x, err := v.scent.At(ctx, gen)
+	require.NoError(t, err)
+	require.NotNil(t, x, "the first call builds the copy")
 
 	for _, tc := range []struct {
 		name   string
@@ -45,9 +48,12 @@ func TestSelectTermsDropsCommonTermsOnlyPastTheBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			locateRowBudget = tc.budget
 			v.sniffer.ForgetCounts() // the cap of a count depends on the budget
-			got, err := v.selectTerms(ctx, tc.terms)
+			got, err := v.selectTerms(ctx, nil, tc.terms)
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want, got, "counted by the catalog's index")
+			got, err = v.selectTerms(ctx, x, tc.terms)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got, "counted by the in-memory copy")
 		})
 	}
 }

@@ -205,7 +205,11 @@ var tables = []table{nodesTable, edgesTable, movesTable, sniffMemoTable, sniffCo
 //     REPLACE by integer key per node, and Rebuild drops and recreates the
 //     table instead of deleting row by row, then fills it in one statement.
 const ftsDDL = `CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(` +
-	`id UNINDEXED, title, aliases, tags, summary, tokenize='unicode61 remove_diacritics 2')`
+	`id UNINDEXED, title, aliases, tags, summary, tokenize='` + ftsTokenize + `')`
+
+// ftsTokenize is the tokenizer of nodes_fts (spec 02, 0.4): diacritics
+// folded, so a stored "produção" matches "producao".
+const ftsTokenize = "unicode61 remove_diacritics 2"
 
 // layoutVersion is stored in PRAGMA user_version. A file below it was not
 // written by this package (or predates the layout): its nodes_fts rowids
