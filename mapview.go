@@ -144,7 +144,7 @@ func (sc *Scoped) Graph(ctx context.Context, opt MapOptions) (*Graph, error) {
 			degree[e.Dst]++
 		}
 	}
-	heat := sc.v.persistentHeat(ctx, slices.Collect(func(yield func(string) bool) {
+	heat := sc.v.heat.persistent(ctx, slices.Collect(func(yield func(string) bool) {
 		for _, r := range recs {
 			if !yield(r.ID) {
 				return
@@ -177,7 +177,7 @@ func (sc *Scoped) Trails(ctx context.Context, opt MapOptions) (*Trails, error) {
 	for i, r := range recs {
 		ids[i] = r.ID
 	}
-	heat := sc.v.persistentHeat(ctx, ids)
+	heat := sc.v.heat.persistent(ctx, ids)
 	t := &Trails{Derived: true, Heat: []HeatRow{}}
 	for _, id := range ids {
 		if h := heat[id]; h > 0 {
@@ -202,18 +202,18 @@ func (sc *Scoped) mapRead(ctx context.Context, opt MapOptions) (context.Context,
 		return ctx, nil, nil, 0, sc.forbidden("map", CapRead)
 	}
 	ctx = sc.Context(ctx)
-	prefix, limit, err := sc.v.mapRegion(ctx, opt)
+	prefix, limit, err := mapRegion(ctx, sc.v.cat, opt)
 	if err != nil {
 		return ctx, nil, nil, 0, err
 	}
-	recs, edges, err := sc.v.mapWalk(ctx, prefix)
+	recs, edges, err := mapWalk(ctx, sc.v.cat, prefix)
 	return ctx, recs, edges, limit, err
 }
 
 // mapRegion resolves the scope to an id prefix ("" for the whole forest)
 // and clamps the limit. An unknown or hidden branch is the absent-node
 // envelope of its index.
-func (v *Vine) mapRegion(ctx context.Context, opt MapOptions) (prefix string, limit int, err error) {
+func mapRegion(ctx context.Context, cat *catalog.Catalog, opt MapOptions) (prefix string, limit int, err error) {
 	limit = opt.Limit
 	if limit == 0 {
 		limit = DefaultMapLimit
@@ -226,7 +226,7 @@ func (v *Vine) mapRegion(ctx context.Context, opt MapOptions) (prefix string, li
 	if index == forest.RootIndexID {
 		return "", limit, nil
 	}
-	if _, ok, err := v.cat.Get(ctx, index); err != nil {
+	if _, ok, err := cat.Get(ctx, index); err != nil {
 		return "", 0, err
 	} else if !ok || !scopeOf(ctx).in(index) {
 		return "", 0, notFound(index)
@@ -236,12 +236,12 @@ func (v *Vine) mapRegion(ctx context.Context, opt MapOptions) (prefix string, li
 
 // mapWalk reads the visible rows under prefix and the declared edges
 // whose two ends are among them, with confidence at 3 decimals.
-func (v *Vine) mapWalk(ctx context.Context, prefix string) ([]catalog.Record, []MapEdge, error) {
+func mapWalk(ctx context.Context, cat *catalog.Catalog, prefix string) ([]catalog.Record, []MapEdge, error) {
 	s := scopeOf(ctx)
 	var recs []catalog.Record
 	seen := map[string]bool{}
 	var edges []MapEdge
-	err := v.cat.Walk(ctx, func(r catalog.Record) error {
+	err := cat.Walk(ctx, func(r catalog.Record) error {
 		if strings.HasPrefix(r.ID, prefix) && s.in(r.ID) {
 			recs = append(recs, r)
 			seen[r.ID] = true
@@ -334,16 +334,16 @@ func dayOf(s string) string {
 	return s
 }
 
-// persistentHeat reads the forest's own persistent heat of ids, without
+// persistent reads the forest's own persistent heat of ids, without
 // any session's: a projection must not make session heat observable.
 // A forest without a trails store (or a failed read) is cold.
-func (v *Vine) persistentHeat(ctx context.Context, ids []string) map[string]float64 {
-	if v.heat.store == nil || len(ids) == 0 {
+func (h *heatLayer) persistent(ctx context.Context, ids []string) map[string]float64 {
+	if h.store == nil || len(ids) == 0 {
 		return map[string]float64{}
 	}
-	heat, err := v.heat.store.Heat(ctx, ids, "")
+	heat, err := h.store.Heat(ctx, ids, "")
 	if err != nil {
-		v.log.Warn("map heat read failed; projecting cold", "err", err)
+		h.log.Warn("map heat read failed; projecting cold", "err", err)
 		return map[string]float64{}
 	}
 	return heat
