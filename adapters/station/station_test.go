@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,6 +33,16 @@ type testStation struct {
 	url      string
 	registry string
 	root     string
+	srv      *httptest.Server
+}
+
+// settle waits until every request answered so far has had its audit
+// row recorded: a surface records a call once its response is out, so a
+// client can read the answer a moment before the row is queued. Closing
+// the test server waits for every handler; calls after settle fail.
+func (ts *testStation) settle() {
+	ts.srv.Close()
+	require.NoError(ts.t, ts.s.audit.Flush(context.Background()))
 }
 
 func newTestStation(t *testing.T, edit func(*Options)) *testStation {
@@ -49,7 +60,7 @@ func newTestStation(t *testing.T, edit func(*Options)) *testStation {
 		srv.Close()
 		assert.NoError(t, s.Close())
 	})
-	return &testStation{t: t, s: s, url: srv.URL, registry: opt.Registry, root: opt.Root}
+	return &testStation{t: t, s: s, url: srv.URL, registry: opt.Registry, root: opt.Root, srv: srv}
 }
 
 // reply is one finished exchange.
@@ -132,20 +143,35 @@ func TestStationEndToEnd(t *testing.T) {
 	assert.Contains(t, hist.body, `"by":"rui"`, "the write carries the station-principal trailer")
 	assert.Equal(t, http.StatusForbidden, ts.call("GET", "/v1/admin/audit", session, nil).status, "rui administers nothing")
 
-	// The audit trail holds every call, the governance acts among them.
-	require.NoError(t, ts.s.audit.Flush(context.Background()))
-	trail := ts.call("GET", "/v1/admin/audit?limit=500", owner, nil)
-	require.Equal(t, http.StatusOK, trail.status, trail.body)
-	var page struct {
-		Entries []struct{ Principal, Forest, Primitive, Result string } `json:"entries"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(trail.body), &page))
+	// The audit trail holds every call, the governance acts among them. A
+	// surface records a call once its response is out, so the last rows
+	// may follow the answers by a moment: wait for them, then count.
+	wants := []string{"olga auth.setup ok", "olga admin.people ok", "rui auth.login ok", "rui look ok",
+		"rui look error", "rui plant ok", "rui history ok"}
 	seen := map[string]int{}
-	for _, e := range page.Entries {
-		seen[e.Principal+" "+e.Primitive+" "+e.Result]++
-	}
-	for _, want := range []string{"olga auth.setup ok", "olga admin.people ok", "rui auth.login ok", "rui look ok",
-		"rui look error", "rui plant ok", "rui history ok"} {
+	require.Eventually(t, func() bool { // no require here: this runs on another goroutine
+		if ts.s.audit.Flush(context.Background()) != nil {
+			return false
+		}
+		trail := ts.call("GET", "/v1/admin/audit?limit=500", owner, nil)
+		var page struct {
+			Entries []struct{ Principal, Forest, Primitive, Result string } `json:"entries"`
+		}
+		if trail.status != http.StatusOK || json.Unmarshal([]byte(trail.body), &page) != nil {
+			return false
+		}
+		seen = map[string]int{}
+		for _, e := range page.Entries {
+			seen[e.Principal+" "+e.Primitive+" "+e.Result]++
+		}
+		for _, want := range wants {
+			if seen[want] == 0 {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 20*time.Millisecond, "every call's row arrives")
+	for _, want := range wants {
 		assert.Equal(t, 1, seen[want], "exactly one row: %s (rows %v)", want, seen)
 	}
 
