@@ -12,9 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ncruces/go-sqlite3/driver"
-
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/sqlitefile"
 )
 
 // StorePath is where a forest keeps its answer store, relative to its
@@ -81,8 +80,7 @@ func openStore(ctx context.Context, dir string, opt StoreOptions, now func() tim
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("answer: store dir: %w", err)
 	}
-	db, err := driver.Open("file:" + filepath.ToSlash(path) +
-		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)")
+	db, err := sqlitefile.Open(path, "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("answer: open store: %w", err)
 	}

@@ -23,17 +23,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
 
 	"github.com/monkeyllm/vine/envelope"
+	"github.com/monkeyllm/vine/internal/sqlitefile"
 )
 
 // Edge is one link declared in a node's links: list. Inverses are not
@@ -129,9 +128,6 @@ type Catalog struct {
 	cols   map[string]map[string]bool // columns the file had when opened
 }
 
-// busyTimeout is the normative busy_timeout of _derived databases (v0.57).
-const busyTimeout = 5000 * time.Millisecond
-
 // Open opens the catalog at path. A writable open creates the directory, the
 // file and the schema when missing, and adds in place the columns a later
 // version introduced (see the schema documentation in schema.go). Storage is
@@ -159,7 +155,7 @@ func (c *Catalog) openWritable(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 		return fmt.Errorf("catalog: open %s: %w", c.path, err)
 	}
-	db, err := driver.Open(dsn(c.path), initWriter)
+	db, err := driver.Open(sqlitefile.URI(c.path, ""), initWriter)
 	if err != nil {
 		return fmt.Errorf("catalog: open %s: %w", c.path, err)
 	}
@@ -195,7 +191,7 @@ func (c *Catalog) openReadOnly(ctx context.Context) error {
 // against the columns the file actually has, so a read-only open of a file
 // written by an older version reads the missing columns as their defaults.
 func (c *Catalog) openReader(ctx context.Context) error {
-	db, err := driver.Open(dsn(c.path), initReader)
+	db, err := driver.Open(sqlitefile.URI(c.path, ""), initReader)
 	if err != nil {
 		return fmt.Errorf("catalog: open %s: %w", c.path, err)
 	}
@@ -228,23 +224,13 @@ func (c *Catalog) openReader(ctx context.Context) error {
 // older layout holds.
 func (c *Catalog) HasColumn(table, column string) bool { return c.cols[table][column] }
 
-// dsn renders path as an SQLite URI; escaping keeps '?', '#' and '%' in
-// directory names from being read as URI syntax.
-func dsn(path string) string {
-	p := filepath.ToSlash(path)
-	if p != "" && p[0] != '/' {
-		p = "/" + p // a volume name such as C:
-	}
-	return "file:" + (&url.URL{Path: p}).EscapedPath()
-}
-
 func initWriter(conn *sqlite3.Conn) error {
 	if err := initConn(conn); err != nil {
 		return err
 	}
 	// Best effort: a file system without shared memory refuses
 	// WAL; the catalog then keeps its journal mode and keeps working.
-	_ = conn.Exec(`PRAGMA journal_mode=WAL`)
+	_ = sqlitefile.WAL(conn)
 	// A rebuild writes the whole catalog through the WAL in one transaction;
 	// the size limit gives that space back once a checkpoint has copied it.
 	// Rebuild's small temp table has no reason to touch disk.
@@ -278,7 +264,7 @@ func initConn(conn *sqlite3.Conn) error {
 	if _, err := conn.Config(sqlite3.DBCONFIG_ENABLE_QPSG, true); err != nil {
 		return err
 	}
-	return conn.BusyTimeout(busyTimeout)
+	return conn.BusyTimeout(sqlitefile.BusyTimeout)
 }
 
 // Close closes both pools. Reads and writes in flight finish first.

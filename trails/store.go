@@ -9,13 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/monkeyllm/vine/internal/sqlitefile"
 )
 
 // DefaultDeposit is the heat one deposit adds (Part D).
@@ -36,9 +35,7 @@ type Store struct {
 
 // Open opens (creating when needed) the heat store at path.
 func Open(ctx context.Context, path string) (*Store, error) {
-	dsn := "file:" + filepath.ToSlash(path) +
-		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)"
-	db, err := driver.Open(dsn)
+	db, err := sqlitefile.Open(path, "", nil)
 	if err != nil {
 		return nil, err
 	}

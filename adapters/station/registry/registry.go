@@ -43,7 +43,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/monkeyllm/vine/internal/sqlitefile"
 )
 
 // ErrSetupClosed is what Setup and BootstrapKey answer outside the setup
@@ -104,8 +104,7 @@ func Open(ctx context.Context, path string, opt *Options) (*Registry, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
-	db, err := driver.Open("file:" + filepath.ToSlash(path) +
-		"?_txlock=immediate&_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)")
+	db, err := sqlitefile.Open(path, "_txlock=immediate", nil)
 	if err != nil {
 		return nil, fmt.Errorf("registry: open %s: %w", path, err)
 	}
