@@ -265,21 +265,17 @@ func (s *server) call(ctx context.Context, who *keys.Principal, sig vine.Signatu
 	}
 	sc, err := s.forests.Open(ctx, who, id)
 	if err != nil {
-		return refused(sig.Name, err)
+		return s.refuse(sig.Name, err)
 	}
 	start := time.Now()
 	out, err := sc.Call(stamped(ctx, who), sig.Name, args)
 	n.timed(time.Since(start))
 	if err != nil {
-		if vine.CodeOf(vine.AsError(sig.Name, err)) == vine.EInternal {
-			// The envelope's hint sends the operator here for the detail.
-			s.log.Error("tool failed", "tool", sig.Name, "err", vine.ErrorDetail(err))
-		}
-		return refused(sig.Name, err)
+		return s.refuse(sig.Name, err)
 	}
 	n.answered(out)
 	if view, ok := out.(*vine.ViewResult); ok {
-		return image(sc.Dir(), view)
+		return s.image(sc.Dir(), view)
 	}
 	return answered(sig.Name, out)
 }
@@ -347,14 +343,14 @@ type viewHeader struct {
 
 // image answers view with two blocks: the compact header, then the image.
 // dir is the forest's directory; the engine contained r.Path in it.
-func image(dir string, r *vine.ViewResult) *sdk.CallToolResult {
+func (s *server) image(dir string, r *vine.ViewResult) *sdk.CallToolResult {
 	data, err := readImage(filepath.Join(dir, filepath.FromSlash(r.Path)), r.ID)
 	if err != nil {
-		return refused("view", err)
+		return s.refuse("view", err)
 	}
 	head, err := wire.Encode(viewHeader{ID: r.ID, MediaType: r.MediaType, Size: int64(len(data)), PayloadHash: r.PayloadHash})
 	if err != nil {
-		return refused("view", err)
+		return s.refuse("view", err)
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{
 		&sdk.TextContent{Text: string(head)},
@@ -391,6 +387,16 @@ func answered(tool string, out any) *sdk.CallToolResult {
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}},
 		StructuredContent: structured(body)}
+}
+
+// refuse is refused for an error that may be the server's own: an
+// E_INTERNAL's hint sends the operator to the log, so its detail is
+// logged here, wherever in the call it arose.
+func (s *server) refuse(tool string, err error) *sdk.CallToolResult {
+	if vine.CodeOf(vine.AsError(tool, err)) == vine.EInternal {
+		s.log.Error("tool failed", "tool", tool, "err", vine.ErrorDetail(err))
+	}
+	return refused(tool, err)
 }
 
 // refused is a refusal as a tool result: isError and the envelope, as

@@ -33,8 +33,9 @@ func (s *Server) writeJSON(w http.ResponseWriter, op string, status int, v any) 
 // failure's type only.
 func (s *Server) refuse(w http.ResponseWriter, op string, err error) {
 	e := vine.AsError(op, err)
-	if vine.CodeOf(err) == "" {
-		s.log.Error("request failed", "op", op, "err", err)
+	if e.Code == vine.EInternal {
+		// The envelope's hint sends the operator to the log for this.
+		s.log.Error("request failed", "op", op, "err", vine.ErrorDetail(err))
 	}
 	writeEnvelope(w, e.Code.HTTPStatus(), e)
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,9 +77,17 @@ func (r *relay) latestOf(not string) []string {
 // stdio, or a fresh `vine call` process each time.
 type caller func(ctx context.Context, name string, args map[string]any) (string, error)
 
-func mcpCaller(t *testing.T, dir string) caller {
+func mcpCaller(t *testing.T, name, dir string) caller {
 	cmd := vineCommand("serve", "--forest", dir)
-	cmd.Stderr = os.Stderr
+	// The server's log holds the detail behind an E_INTERNAL: a failing
+	// run shows it.
+	var log lockedBuffer
+	cmd.Stderr = &log
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s log:\n%s", name, log.String())
+		}
+	})
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "multiproc", Version: "1"}, nil).
 		Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)
@@ -99,9 +108,12 @@ func mcpCaller(t *testing.T, dir string) caller {
 func cliCaller(dir string) caller {
 	return func(ctx context.Context, name string, args map[string]any) (string, error) {
 		raw, _ := json.Marshal(args)
-		out, err := vineCommand("call", name, "--forest", dir, string(raw)).Output()
+		cmd := vineCommand("call", name, "--forest", dir, string(raw))
+		var log bytes.Buffer
+		cmd.Stderr = &log
+		out, err := cmd.Output()
 		if err != nil {
-			return "", fmt.Errorf("%s: %v: %s", name, err, out)
+			return "", fmt.Errorf("%s: %v: %s (log: %s)", name, err, out, log.String())
 		}
 		return string(out), nil
 	}
@@ -120,7 +132,7 @@ func TestManyProcessesOneForest(t *testing.T) {
 	}
 	before := commitCount(t, dir)
 	r := &relay{acked: map[string][]string{}}
-	actors := map[string]caller{"mcp-a": mcpCaller(t, dir), "mcp-b": mcpCaller(t, dir), "cli": cliCaller(dir)}
+	actors := map[string]caller{"mcp-a": mcpCaller(t, "mcp-a", dir), "mcp-b": mcpCaller(t, "mcp-b", dir), "cli": cliCaller(dir)}
 	markers := make(chan string, 10000)
 	ctx, cancel := context.WithTimeout(context.Background(), span)
 	defer cancel()
