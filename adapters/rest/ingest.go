@@ -11,7 +11,6 @@ import (
 	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/gardener"
-	"github.com/monkeyllm/vine/gitops"
 )
 
 // ingestName is the host action POST …/ingest serves beside the
@@ -46,7 +45,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, who *keys.Princi
 		if err := ingestreq.Check(r.Context(), v, sc, req, s.opt.IngestRoots); err != nil {
 			return err
 		}
-		before = head(v.Dir())
+		before = ingestreq.Head(v.Dir())
 		steps, err = s.prepare(r.Context(), v, j, req)
 		return err
 	})
@@ -127,23 +126,7 @@ func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.S
 			break
 		}
 	}
-	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Commit: head(dir)}
-	finished := time.Now().UTC().Format("2006-01-02T15:04:05Z")
+	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Commit: ingestreq.Head(dir)}
+	finished := ingestreq.Stamp(time.Now())
 	j.update(func(v *jobView) { v.State, v.Finished, v.Report, v.Error = state, finished, rep, failure })
-}
-
-// head is the forest's current commit, "" when it cannot be read.
-func head(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	r, err := gitops.Open(dir)
-	if err != nil {
-		return ""
-	}
-	h, err := r.Head()
-	if err != nil {
-		return ""
-	}
-	return h
 }
