@@ -38,6 +38,9 @@ const (
 func Signature(waitDefault bool) vine.Signature {
 	return vine.Signature{
 		Name: Name,
+		Doc: "Send documents into the forest, one node per file under dest: files [{name, text}] for UTF-8 text, " +
+			"[{name, b64}] for any bytes (PDF, images, spreadsheets). adopt and sync read host paths and need admin. " +
+			"Answers {job}: its state, done/total and, once finished, the report (planted, updated, errors).",
 		Params: []vine.Param{
 			{Name: "mode", Type: vine.TString, Default: ModeUpload, Enum: []string{ModeUpload, ModeAdopt, ModeSync},
 				Doc: "upload sends files; adopt mirrors a host directory; sync refreshes from the recorded source"},
