@@ -41,6 +41,9 @@ type UploadFile struct {
 	// it becomes the passport's origin and a provenance line under a
 	// markdown body.
 	SourceURL string
+	// Passport, optional, is what the sender says about the file
+	// (J.8.4): a new document takes it instead of asking the Curator.
+	Passport *UploadPassport
 }
 
 // UploadSteps validates every file, stages them under the forest's
@@ -58,6 +61,10 @@ func (g *Gardener) UploadSteps(ctx context.Context, files []UploadFile, dest str
 	if err != nil {
 		return nil, err
 	}
+	passports, err := uploadPassports(files, names)
+	if err != nil {
+		return nil, err
+	}
 	s := liveSink{v: g.c.v}
 	r, err := g.c.begin(ctx, s, "upload", dest)
 	if err != nil {
@@ -69,7 +76,7 @@ func (g *Gardener) UploadSteps(ctx context.Context, files []UploadFile, dest str
 			return nil, fmt.Errorf("upload: stage %s: %w", names[i], err)
 		}
 	}
-	r.consume = true
+	r.consume, r.passports = true, passports
 	return r.reconcileSteps(staging, names, urls)
 }
 
@@ -80,6 +87,22 @@ func (g *Gardener) Upload(ctx context.Context, files []UploadFile, dest string) 
 		return nil, err
 	}
 	return s.Drain(ctx)
+}
+
+// uploadPassports checks every entry's passport and maps the staged
+// name to it.
+func uploadPassports(files []UploadFile, names []string) (map[string]*UploadPassport, error) {
+	out := map[string]*UploadPassport{}
+	for i, f := range files {
+		if f.Passport == nil {
+			continue
+		}
+		if err := checkPassport(i, f.Passport); err != nil {
+			return nil, err
+		}
+		out[names[i]] = f.Passport
+	}
+	return out, nil
 }
 
 // checkUploads validates every entry before anything is staged and
