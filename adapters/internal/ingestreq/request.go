@@ -13,8 +13,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/monkeyllm/vine"
@@ -44,7 +42,7 @@ func Signature(waitDefault bool) vine.Signature {
 		Params: []vine.Param{
 			{Name: "mode", Type: vine.TString, Default: ModeUpload, Enum: []string{ModeUpload, ModeAdopt, ModeSync},
 				Doc: "upload sends files; adopt mirrors a host directory; sync refreshes from the recorded source"},
-			{Name: "files", Type: vine.TObjectList, Doc: "upload: [{name, text | b64, source_url?}]"},
+			{Name: "files", Type: vine.TObjectList, Doc: "upload: [{name, text | b64, source_url?, passport?}]; passport {title?, summary?, tags?, aliases?, links?, notes?} replaces the model's curation of a new document"},
 			{Name: "path", Type: vine.TString, Doc: "adopt: the host directory; sync: a source-relative file or folder"},
 			{Name: "dest", Type: vine.TString, Doc: "the branch new documents go under (x, x/ or x/_index); default the root"},
 			{Name: "wait", Type: vine.TBoolean, Default: waitDefault, Doc: waitDoc(waitDefault)},
@@ -126,9 +124,13 @@ func decodeFile(i int, raw json.RawMessage) (gardener.UploadFile, error) {
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return f, FileErr(i, "is not an object", "")
 	}
-	for _, k := range slices.Sorted(maps.Keys(e)) {
-		if !slices.Contains([]string{"name", "text", "b64", "source_url"}, k) {
-			return f, FileErr(i, fmt.Sprintf("has unknown key '%s'", k), "an entry holds name, text or b64, and source_url")
+	if k := unknownKey(e, []string{"name", "text", "b64", "source_url", "passport"}); k != "" {
+		return f, FileErr(i, fmt.Sprintf("has unknown key '%s'", k), "an entry holds name, text or b64, source_url and passport")
+	}
+	if raw, ok := e["passport"]; ok && !isNull(raw) {
+		var err error
+		if f.Passport, err = decodePassport(i, raw); err != nil {
+			return f, err
 		}
 	}
 	var text, b64 *string
