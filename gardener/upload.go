@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -57,6 +58,16 @@ func (g *Gardener) UploadSteps(ctx context.Context, files []UploadFile, dest str
 	if err := g.c.writable("upload"); err != nil {
 		return nil, err
 	}
+	s := liveSink{v: g.c.v}
+	staging := filepath.Join(g.c.v.Dir(), filepath.FromSlash(StagingDir))
+	return g.c.uploadSteps(ctx, s, staging, s.writeFile, files, dest)
+}
+
+// uploadSteps checks every entry, stages the files under staging with
+// write, and prepares their reconciliation; a live run consumes what
+// landed.
+func (c core) uploadSteps(ctx context.Context, s sink, staging string, write func(string, []byte) error,
+	files []UploadFile, dest string) (*Steps, error) {
 	names, urls, err := checkUploads(files)
 	if err != nil {
 		return nil, err
@@ -65,19 +76,39 @@ func (g *Gardener) UploadSteps(ctx context.Context, files []UploadFile, dest str
 	if err != nil {
 		return nil, err
 	}
-	s := liveSink{v: g.c.v}
-	r, err := g.c.begin(ctx, s, "upload", dest)
+	r, err := c.begin(ctx, s, "upload", dest)
 	if err != nil {
 		return nil, err
 	}
-	staging := filepath.Join(g.c.v.Dir(), filepath.FromSlash(StagingDir))
 	for i, f := range files {
-		if err := s.writeFile(filepath.Join(staging, filepath.FromSlash(names[i])), f.Data); err != nil {
+		if err := write(filepath.Join(staging, filepath.FromSlash(names[i])), f.Data); err != nil {
 			return nil, fmt.Errorf("upload: stage %s: %w", names[i], err)
 		}
 	}
-	r.consume, r.passports = true, passports
+	r.consume, r.passports = !r.dry, passports
 	return r.reconcileSteps(staging, names, urls)
+}
+
+// Upload is Gardener.Upload without any write to the forest (J.8.1, the
+// stage of compose): the files are staged in a temporary directory
+// outside it, removed once the drafts are collected.
+func (p *Preview) Upload(ctx context.Context, files []UploadFile, dest string) (*IngestReport, error) {
+	tmp, err := os.MkdirTemp("", "vine-preview-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	write := func(path string, data []byte) error {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(path, data, 0o644)
+	}
+	s, err := p.c.uploadSteps(ctx, drySink{}, tmp, write, files, dest)
+	if err != nil {
+		return nil, err
+	}
+	return s.Drain(ctx)
 }
 
 // Upload stages the files and drains their sync: UploadSteps drained.

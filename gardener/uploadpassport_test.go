@@ -114,3 +114,22 @@ func TestUploadPassportRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewUploadWritesNothing: a previewed upload collects the drafts
+// it would plant and leaves the forest, staging included, as it was.
+func TestPreviewUploadWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	v := newForest(t)
+	staging := filepath.Join(v.Dir(), filepath.FromSlash(StagingDir))
+	testforest.Unchanged(t, v.Dir(), func() {
+		rep, err := NewPreview(v, nil).Upload(ctx, []UploadFile{{Name: "memo.md", Data: []byte("# Memo\n\nThe pier closes at dusk.")}}, "inbox")
+		require.NoError(t, err)
+		require.Len(t, rep.Drafts, 1)
+		assert.Equal(t, "inbox/memo", rep.Drafts[0].ID)
+		assert.Equal(t, "The pier closes at dusk.", rep.Drafts[0].Summary)
+		assert.Equal(t, []string{"inbox/memo"}, rep.Planted, "planted means would plant on a preview")
+		assert.Empty(t, rep.Consumed)
+	})
+	entries, _ := os.ReadDir(staging)
+	assert.Empty(t, entries, "a preview stages nothing in the forest")
+}
