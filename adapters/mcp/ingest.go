@@ -33,7 +33,7 @@ type IngestOptions struct {
 }
 
 // ingestSig is ingest over MCP: it waits by default.
-var ingestSig = ingestreq.Signature(true)
+var ingestSig = ingestreq.Signature(true, false)
 
 // ingester runs the ingest tool's batches: at most one per forest,
 // never a queue (J.9).

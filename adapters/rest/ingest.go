@@ -18,8 +18,8 @@ import (
 const ingestName = ingestreq.Name
 
 // ingestSignature is the wire contract of ingest on REST: it answers at
-// once unless asked to wait.
-var ingestSignature = ingestreq.Signature(false)
+// once unless asked to wait, and serves compose.
+var ingestSignature = ingestreq.Signature(false, true)
 
 // ingest serves POST …/ingest (J.8, J.9): validated synchronously, then
 // run as a job, one document per writer-lane task so other calls on the
@@ -28,6 +28,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, who *keys.Princi
 	req, err := ingestreq.Decode(ingestSignature, body)
 	if err != nil {
 		s.refuse(w, ingestName, err)
+		return
+	}
+	if req.Mode == ingestreq.ModeCompose {
+		s.compose(w, r, who, id, pol, req)
 		return
 	}
 	j, err := s.jobs.reserve(id, req.Mode, who.Name)

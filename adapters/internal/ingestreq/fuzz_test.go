@@ -18,7 +18,7 @@ func FuzzDecodeIngest(f *testing.F) {
 	f.Add([]byte(`{"files":[{"name":"a","text":"x","b64":"eA=="}]}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := Decode(Signature(false), body)
+		req, err := Decode(Signature(false, true), body)
 		if err != nil {
 			if vine.CodeOf(err) == "" {
 				t.Fatalf("a refusal without a code: %v", err)
@@ -35,6 +35,10 @@ func FuzzDecodeIngest(f *testing.F) {
 				t.Fatal("an adopt without a path passed")
 			}
 		case ModeSync:
+		case ModeCompose:
+			if len(req.Files) != 1 {
+				t.Fatal("a compose without its one document passed")
+			}
 		default:
 			t.Fatalf("mode %q passed", req.Mode)
 		}

@@ -16,7 +16,7 @@ func TestPassportShape(t *testing.T) {
 	entry := func(passport string) []byte {
 		return []byte(`{"files":[{"name":"a.md","text":"# A"},{"name":"b.md","text":"# B","passport":` + passport + `}]}`)
 	}
-	req, err := Decode(Signature(false), entry(`{"title":"B","summary":"The B file.","tags":["x"],"aliases":["bee"],`+
+	req, err := Decode(Signature(false, true), entry(`{"title":"B","summary":"The B file.","tags":["x"],"aliases":["bee"],`+
 		`"links":[{"target":"ops/a","rel":"related-to","note":"n"}],"notes":"Checked."}`))
 	if err != nil {
 		t.Fatal(err)
@@ -25,13 +25,13 @@ func TestPassportShape(t *testing.T) {
 	if req.Files[0].Passport != nil || p == nil || p.Title != "B" || p.Links[0].Target != "ops/a" || p.Notes != "Checked." {
 		t.Fatalf("decoded %+v", p)
 	}
-	if req, err := Decode(Signature(false), entry(`null`)); err != nil || req.Files[1].Passport != nil {
+	if req, err := Decode(Signature(false, true), entry(`null`)); err != nil || req.Files[1].Passport != nil {
 		t.Fatalf("a null passport is none: %v", err)
 	}
 	for _, bad := range []string{`"x"`, `[]`, `{"colour":"red"}`, `{"title":""}`, `{"title":7}`, `{"summary":"  "}`,
 		`{"notes":""}`, `{"tags":"x"}`, `{"tags":[1]}`, `{"aliases":[null]}`, `{"links":{}}`, `{"links":["ops/a"]}`,
 		`{"links":[{"target":"ops/a","weight":2}]}`, `{"links":[{"target":3}]}`} {
-		_, err := Decode(Signature(false), entry(bad))
+		_, err := Decode(Signature(false, true), entry(bad))
 		if vine.CodeOf(err) != vine.ESchema || !strings.Contains(err.Error(), "files[1] passport") {
 			t.Errorf("passport %s: %v", bad, err)
 		}

@@ -25,7 +25,7 @@ func Check(ctx context.Context, v *vine.Vine, sc *vine.Scoped, req Request, root
 	if !sc.Can(vine.CapIngest) {
 		return needs(Name, sc, vine.CapIngest)
 	}
-	if req.Mode != ModeUpload {
+	if req.Mode == ModeAdopt || req.Mode == ModeSync {
 		if !sc.Can(vine.CapAdmin) {
 			return needs(Name+" "+req.Mode, sc, vine.CapAdmin)
 		}

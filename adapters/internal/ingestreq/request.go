@@ -28,19 +28,28 @@ const (
 	ModeUpload = "upload"
 	ModeAdopt  = "adopt"
 	ModeSync   = "sync"
+	// ModeCompose plants one authored document (J.8): answered in place,
+	// never a job, and served on REST only (the MCP tool has no compose
+	// arguments).
+	ModeCompose = "compose"
 )
 
 // Signature is the wire contract of ingest, validated like a primitive's
 // (C.12). waitDefault is the surface's default for wait: REST answers at
-// once, MCP waits (polling wastes an agent's context).
-func Signature(waitDefault bool) vine.Signature {
-	return vine.Signature{
+// once, MCP waits (polling wastes an agent's context). compose adds the
+// compose mode and its arguments.
+func Signature(waitDefault, compose bool) vine.Signature {
+	modes := []string{ModeUpload, ModeAdopt, ModeSync}
+	if compose {
+		modes = append(modes, ModeCompose)
+	}
+	sig := vine.Signature{
 		Name: Name,
 		Doc: "Send documents into the forest, one node per file under dest: files [{name, text}] for UTF-8 text, " +
 			"[{name, b64}] for any bytes (PDF, images, spreadsheets). adopt and sync read host paths and need admin. " +
 			"Answers {job}: its state, done/total and, once finished, the report (planted, updated, errors).",
 		Params: []vine.Param{
-			{Name: "mode", Type: vine.TString, Default: ModeUpload, Enum: []string{ModeUpload, ModeAdopt, ModeSync},
+			{Name: "mode", Type: vine.TString, Default: ModeUpload, Enum: modes,
 				Doc: "upload sends files; adopt mirrors a host directory; sync refreshes from the recorded source"},
 			{Name: "files", Type: vine.TObjectList, Doc: "upload: [{name, text | b64, source_url?, passport?}]; passport {title?, summary?, tags?, aliases?, links?, notes?} replaces the model's curation of a new document"},
 			{Name: "path", Type: vine.TString, Doc: "adopt: the host directory; sync: a source-relative file or folder"},
@@ -48,6 +57,15 @@ func Signature(waitDefault bool) vine.Signature {
 			{Name: "wait", Type: vine.TBoolean, Default: waitDefault, Doc: waitDoc(waitDefault)},
 		},
 	}
+	if compose {
+		sig.Doc += " compose plants one authored document {title, text}, answered in place: stage previews its draft, draft accepts a reviewed one."
+		sig.Params = append(sig.Params,
+			vine.Param{Name: "title", Type: vine.TString, Doc: "compose: the document's title; its file name is the title's slug"},
+			vine.Param{Name: "text", Type: vine.TString, Doc: "compose: the document, markdown; a first '# ' heading is kept, else the title becomes it"},
+			vine.Param{Name: "stage", Type: vine.TBoolean, Doc: "compose: preview the draft, writing nothing"},
+			vine.Param{Name: "draft", Type: vine.TObject, Doc: "compose: the reviewed draft {title, summary, tags, links} to plant as approved"})
+	}
+	return sig
 }
 
 func waitDoc(waitDefault bool) string {
@@ -64,8 +82,12 @@ type Request struct {
 	// part of the forest must name it.
 	HasDest bool
 	Wait    bool
-	// Files are the upload's entries, every one already checked.
+	// Files are the upload's entries, every one already checked; for
+	// compose, the one composed document.
 	Files []gardener.UploadFile
+	// Stage and Draft are compose's review: preview, or accept Draft.
+	Stage bool
+	Draft *Approved
 }
 
 // Decode validates body against sig (one of Signature's) and the rules
@@ -78,7 +100,12 @@ func Decode(sig vine.Signature, body []byte) (Request, error) {
 	}
 	req := Request{Mode: a.String("mode"), Path: a.String("path"), Dest: a.String("dest"),
 		HasDest: a.Has("dest"), Wait: a.Bool("wait")}
+	if err := composeOnly(a, req.Mode); err != nil {
+		return req, err
+	}
 	switch req.Mode {
+	case ModeCompose:
+		err = decodeCompose(a, &req)
 	case ModeUpload:
 		if !a.Has("files") {
 			return req, envelope.New(envelope.Schema, "ingest: mode upload needs parameter 'files'",

@@ -15,11 +15,11 @@ import (
 func TestWaitDefault(t *testing.T) {
 	body := []byte(`{"files":[{"name":"a.md","text":"# A"}]}`)
 	for _, def := range []bool{false, true} {
-		req, err := Decode(Signature(def), body)
+		req, err := Decode(Signature(def, false), body)
 		if err != nil || req.Wait != def {
 			t.Fatalf("default %v: wait %v, err %v", def, req.Wait, err)
 		}
-		req, err = Decode(Signature(def), []byte(`{"files":[{"name":"a.md","text":"# A"}],"wait":`+map[bool]string{true: "false", false: "true"}[def]+`}`))
+		req, err = Decode(Signature(def, false), []byte(`{"files":[{"name":"a.md","text":"# A"}],"wait":`+map[bool]string{true: "false", false: "true"}[def]+`}`))
 		if err != nil || req.Wait == def {
 			t.Fatalf("explicit against default %v: wait %v, err %v", def, req.Wait, err)
 		}
