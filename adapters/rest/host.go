@@ -38,6 +38,11 @@ func (s *Server) NoEndpoint(w http.ResponseWriter, r *http.Request) { s.noEndpoi
 // error that is no envelope is E_INTERNAL, its detail logged.
 func (s *Server) Refuse(w http.ResponseWriter, op string, err error) { s.refuse(w, op, err) }
 
+// Reopen closes forest's read-only instances; the next read opens them
+// again, so a host's per-forest settings applied when a forest opens
+// (vine.Options.Opened) reach the readers too.
+func (s *Server) Reopen(forest string) error { return s.lanes.reset(forest) }
+
 // RefuseWith answers the envelope e with an explicit status, for the
 // refusals whose status is not their code's (a failed login is 401
 // E_FORBIDDEN, a closed door's window 429 E_FORBIDDEN).

@@ -24,6 +24,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/station"
+	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/answer"
 )
@@ -151,6 +152,7 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		AllowedHosts: c.StringSlice("allow-host"),
 
 		AllowPrivateDestinations: truthy(os.Getenv(stationPrivateEnv)),
+		EnvProviders:             envProviders(),
 	}
 	if len(opt.AllowedHosts) == 0 {
 		opt.AllowedHosts = wire.ParseHosts(os.Getenv(wire.HostsEnv))
@@ -189,6 +191,20 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		opt.TrustedProxies = append(opt.TrustedProxies, prefix)
 	}
 	return opt, nil
+}
+
+// envProviders are the providers the environment declares (09 §8,
+// J.10.1): MONKEYLLM_LLM_{PROVIDER,ENDPOINT,API_KEY} and the same under
+// MONKEYLLM_EMBED_.
+func envProviders() []providers.EnvProvider {
+	var out []providers.EnvProvider
+	for _, fam := range []struct{ role, prefix string }{{"llm", "MONKEYLLM_LLM_"}, {"embed", "MONKEYLLM_EMBED_"}} {
+		out = append(out, providers.EnvProvider{Role: fam.role,
+			Name:     strings.TrimSpace(os.Getenv(fam.prefix + "PROVIDER")),
+			Endpoint: strings.TrimSpace(os.Getenv(fam.prefix + "ENDPOINT")),
+			APIKey:   os.Getenv(fam.prefix + "API_KEY")})
+	}
+	return out
 }
 
 // truthy is the spec's boolean spelling of an environment switch.
