@@ -176,6 +176,25 @@ func bindingOf(forest string, m map[string]json.RawMessage) (b providers.Binding
 // gauntletSetting is the forest_settings key that switches the Gauntlet.
 const gauntletSetting = "gauntlet"
 
+// gauntletSwitch is the Station's per-forest Gauntlet switch for the
+// REST canopy route, kept in forest_settings (default on).
+type gauntletSwitch struct{ s *Server }
+
+func (g gauntletSwitch) GauntletEnabled(ctx context.Context, forest string) (bool, error) {
+	on := true
+	_, err := g.s.reg.Setting(ctx, forest, gauntletSetting, &on)
+	return on, err
+}
+
+// SetGauntlet stores the switch and applies it to the forest's instances.
+func (g gauntletSwitch) SetGauntlet(ctx context.Context, forest string, on bool) error {
+	if err := g.s.reg.SetSetting(ctx, forest, gauntletSetting, on); err != nil {
+		return err
+	}
+	g.s.reattach(ctx, forest)
+	return nil
+}
+
 // attachModels gives a forest opening in one of the Station's registries
 // the embedder its embed binding names (vine.Options.Opened); none when
 // it is unbound, unreadable, or the forest's gauntlet setting is off.

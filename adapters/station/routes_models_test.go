@@ -80,6 +80,18 @@ func TestEmbedBindingServesCanopy(t *testing.T) {
 	}
 	assert.Equal(t, "active", hybrid(), "a read lane embeds with the bound model")
 
+	gauntlet := func(on bool) {
+		a := ts.call("POST", "/v1/admin/canopy", owner, map[string]any{"forest": forestID, "enabled": on})
+		require.Equal(t, http.StatusOK, a.status, a.body)
+		assert.Equal(t, on, a.json["enabled"], a.body)
+		st := ts.call("GET", "/v1/admin/canopy?forest="+forestID, owner, nil)
+		assert.Equal(t, on, st.json["enabled"], st.body)
+	}
+	gauntlet(false)
+	assert.Equal(t, "no-embedder", hybrid(), "the Gauntlet switched off leaves no embedder attached")
+	gauntlet(true)
+	assert.Equal(t, "active", hybrid())
+
 	unbind := ts.call("POST", "/v1/admin/models", owner, map[string]any{"forest": forestID, "role": "embed", "remove": true})
 	require.Equal(t, http.StatusOK, unbind.status, unbind.body)
 	assert.Equal(t, "no-embedder", hybrid(), "the readers reopened without it")
