@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/adapters/station/providers"
+	"github.com/monkeyllm/vine/answer"
 )
 
 // embedServer is a fake OpenAI-compatible /v1/embeddings: the same text
@@ -157,4 +158,57 @@ func TestProviderGovernance(t *testing.T) {
 	require.NoError(t, ts.s.audit.Flush(context.Background()))
 	trail := ts.call("GET", "/v1/admin/audit?limit=500&primitive=admin.provider", owner, nil)
 	assert.Equal(t, 4+2, strings.Count(trail.body, `"primitive":"admin.provider"`), "refusals are audited too: %s", trail.body)
+}
+
+// chatServer is a fake OpenAI-compatible /v1/chat/completions that
+// answers text, not streamed, and records the model each call named.
+func chatServer(t *testing.T, text string) (*httptest.Server, *[]string) {
+	var models []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "no", http.StatusBadRequest)
+			return
+		}
+		models = append(models, req.Model)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0,
+			"message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &models
+}
+
+// TestAnswerBindingPerForest: with AnswerWith, a forest's answer
+// binding is the model that answers there; without one the forest is
+// refused, and removing the binding refuses again.
+func TestAnswerBindingPerForest(t *testing.T) {
+	ts := newTestStation(t, func(o *Options) {
+		o.AnswerWith = func(base answer.Options) (*answer.Answerer, error) { return answer.New(nil, &base), nil }
+	})
+	owner := ts.owner()
+	ctx := context.Background()
+	v, err := ts.s.forests.Forest(ctx, forestID)
+	require.NoError(t, err)
+	ask := func() (*answer.Response, error) {
+		return ts.s.answerer.Sweep(ctx, v, "What are the storm alert thresholds?", answer.Params{NoCache: true})
+	}
+	_, err = ask()
+	assert.ErrorContains(t, err, "no answer model is bound to this forest")
+
+	srv, models := chatServer(t, "Alerts fire above 2.5 m.")
+	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/providers", owner, map[string]any{"name": "lab", "endpoint": srv.URL + "/v1"}).status)
+	bind := ts.call("POST", "/v1/admin/models", owner, map[string]any{"forest": forestID, "role": "answer", "provider": "lab", "model": "chat-9b", "max_tokens": 900})
+	require.Equal(t, http.StatusOK, bind.status, bind.body)
+	res, err := ask()
+	require.NoError(t, err)
+	assert.Equal(t, "Alerts fire above 2.5 m.", res.Answer)
+	assert.Equal(t, "chat-9b", res.Model)
+	assert.Equal(t, []string{"chat-9b"}, *models)
+
+	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/models", owner, map[string]any{"forest": forestID, "role": "answer", "remove": true}).status)
+	_, err = ask()
+	assert.ErrorContains(t, err, "no answer model is bound to this forest")
 }

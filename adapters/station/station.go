@@ -70,6 +70,13 @@ type Options struct {
 	// the Answerer it returns serves /v1/admin/cache. The Station closes
 	// it.
 	Answer func(store func(context.Context, *vine.Vine) answer.StoreOptions) (*answer.Answerer, error)
+	// AnswerWith, when set, binds the answer composite instead of Answer,
+	// given the answer.Options the Station fills: each forest's store
+	// settings (StoreSettings) and model (ModelFor: the forest's answer
+	// binding). The host adds a fallback model or none — a forest without
+	// a binding is then refused — and registers (answer.Register). The
+	// Station closes the Answerer.
+	AnswerWith func(base answer.Options) (*answer.Answerer, error)
 	// Now is the clock of the registry, the audit and the door windows.
 	Now func() time.Time
 	// Logger receives what never reaches the wire; AccessLog, when set,
@@ -88,6 +95,7 @@ type Server struct {
 	audit    *audit.Log
 	hooks    *webhooks.Hooks  // nil until the registry is open
 	models   *providers.Store // providers and model bindings; nil until the registry is open
+	clients  modelClients     // the bound models' clients
 	forests  *vine.Registry
 	api      *rest.Server
 	mcp      http.Handler
@@ -123,8 +131,8 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		s.forests.Close()
 		return nil, err
 	}
-	if opt.Answer != nil {
-		if s.answerer, err = opt.Answer(s.StoreSettings); err != nil {
+	if opt.AnswerWith != nil || opt.Answer != nil {
+		if s.answerer, err = s.bindAnswer(); err != nil {
 			errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())
 			return nil, err
 		}

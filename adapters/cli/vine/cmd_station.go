@@ -99,7 +99,7 @@ MONKEYLLM_STATION_AUDIT_DAYS and MONKEYLLM_STATION_TRUSTED_PROXIES: see the READ
 			&cli.BoolFlag{Name: "bootstrap-key", Usage: "mint the owner's key if setup is still open (also $MONKEYLLM_STATION_BOOTSTRAP_KEY=1)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "a `HOST` value clients may send (repeatable; default: $MONKEYLLM_STATION_ALLOWED_HOSTS, then local names)"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log one line per request"},
-			&cli.StringFlag{Name: "model-endpoint", Usage: "bind a llama.cpp server (OpenAI-compatible `URL`) and serve the answer tool"},
+			&cli.StringFlag{Name: "model-endpoint", Usage: "answer with this llama.cpp server (OpenAI-compatible `URL`) where a forest binds no answer model"},
 			&cli.StringFlag{Name: "model", Usage: "the model `NAME` at --model-endpoint"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdStationServe(ctx, c, envOf(c))) },
@@ -168,16 +168,19 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		}
 		opt.AuditRetainDays = days
 	}
-	if endpoint := c.String("model-endpoint"); endpoint != "" {
-		model := c.String("model")
-		opt.Answer = func(store func(context.Context, *vine.Vine) answer.StoreOptions) (*answer.Answerer, error) {
+	// answer is always served: each forest answers with its answer
+	// binding, else with --model-endpoint's model, else it is refused.
+	endpoint, model := c.String("model-endpoint"), c.String("model")
+	opt.AnswerWith = func(base answer.Options) (*answer.Answerer, error) {
+		var fallback answer.Model
+		if endpoint != "" {
 			client, err := llamacpp.New(endpoint, model)
 			if err != nil {
 				return nil, err
 			}
-			return answer.Register(answer.LlamaCpp(client), &answer.Options{
-				Binding: answer.Binding{Provider: "llamacpp", Model: model}, StoreSettings: store})
+			fallback, base.Binding = client, answer.Binding{Provider: "llamacpp", Model: model}
 		}
+		return answer.Register(fallback, &base)
 	}
 	for _, p := range strings.FieldsFunc(os.Getenv(stationProxiesEnv), func(r rune) bool { return r == ',' || r == ' ' }) {
 		prefix, err := netip.ParsePrefix(p)
