@@ -56,7 +56,8 @@ type Options struct {
 
 	// Converters are injected extra converters (G.2 discovery priority
 	// 3: after command hooks, before registered and built-in ones), such
-	// as a host's image describer.
+	// as a host's image describer: a vision binding is
+	// NewMediaDescriber(model, nil) here.
 	Converters []Converter
 
 	// ExplicitConverters, when not nil, are the only converters tried, in
