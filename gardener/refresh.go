@@ -61,6 +61,9 @@ func (r *run) settle(ctx context.Context, f *sourceFile, p passport) error {
 		r.fail(p.id, err)
 		return nil
 	}
+	if r.stubbed(n, f) {
+		return r.describeStub(ctx, f, p, n)
+	}
 	return r.settleNode(ctx, f, p, n)
 }
 
