@@ -214,3 +214,21 @@ func TestAdoptFallsThroughToTheStub(t *testing.T) {
 		})
 	}
 }
+
+// TestFormatsNamesTheDescriber: the spec's list form, in extension order,
+// says via whom each extension is claimed once a vision model is bound.
+func TestFormatsNamesTheDescriber(t *testing.T) {
+	list := Formats(map[string]string{".png": "png2md {input}"}, []Converter{NewMediaDescriber(describing("x"), nil)})
+	via := map[string]string{}
+	for i, f := range list {
+		if i > 0 {
+			assert.Less(t, list[i-1].Extension, f.Extension, "extension order")
+		}
+		via[f.Extension] = f.Via
+	}
+	assert.Equal(t, SupportedFormats(map[string]string{".png": "png2md {input}"},
+		[]Converter{NewMediaDescriber(describing("x"), nil)}), via, "the same answer as SupportedFormats")
+	assert.Equal(t, "hook", via[".png"])
+	assert.Equal(t, "describer", via[".webp"])
+	assert.Equal(t, "builtin", via[".flac"])
+}
