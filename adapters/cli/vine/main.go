@@ -28,7 +28,9 @@
 //     E_SCHEMA.
 //
 // The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
-// MONKEYLLM_STATION_* settings), and the canopy command its embedder's.
+// MONKEYLLM_STATION_* settings), the canopy command its embedder's, and
+// adopt and sync their vision model's (MONKEYLLM_VISION_ENDPOINT,
+// MONKEYLLM_VISION_MODEL, MONKEYLLM_VISION_API_KEY; see vision.go).
 package main
 
 import (
