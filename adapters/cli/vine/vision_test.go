@@ -191,3 +191,20 @@ func TestVisionFlagsRefused(t *testing.T) {
 	}
 	assert.Equal(t, digest, testforest.TreeDigest(t, forestDir), "a refused binding writes nothing")
 }
+
+// TestUploadWithVisionModel: an uploaded image is described as an
+// adopted one is (v0.78: the describer runs on uploads too).
+func TestUploadWithVisionModel(t *testing.T) {
+	clearVisionEnv(t)
+	endpoint, calls := visionServer(t, false, 0)
+	forestDir := newCLIForest(t)
+	img := filepath.Join(t.TempDir(), "rota.png")
+	require.NoError(t, os.WriteFile(img, slidePNG, 0o644))
+
+	code, out, errOut := runCLI(t, "", "upload", img, "--forest", forestDir, "--json",
+		"--vision-endpoint", endpoint, "--vision-model", "vl-test")
+	require.Equal(t, exitOK, code, errOut+out)
+	assert.Empty(t, decodeReport(t, out).Errors)
+	assert.Equal(t, int32(1), calls.Load())
+	assert.Len(t, sniffCLI(t, forestDir, "kelpwarden"), 1, "the transcribed text is in the body")
+}
