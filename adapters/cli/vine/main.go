@@ -28,7 +28,9 @@
 //     E_SCHEMA.
 //
 // The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
-// MONKEYLLM_STATION_* settings), and the canopy command its embedder's.
+// MONKEYLLM_STATION_* settings), the canopy command its embedder's, and
+// snapshot create --to s3:// signs with AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (no shared file or role).
 package main
 
 import (
