@@ -5,6 +5,8 @@ package ranger
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/envelope"
@@ -197,4 +199,33 @@ func castVote(n *forest.Node, lv LinkVote) (string, error) {
 func noProposal(lv LinkVote) error {
 	return envelope.New(envelope.NotFound, "no such link: "+lv.String(),
 		"vote on a link of the node's links; the health report's uncertain_links counts the proposals")
+}
+
+// Proposal is one link a person may vote on: a managed link (a numeric
+// confidence below 1.0 on a rel that is not structural).
+type Proposal struct {
+	ID         string  `json:"id"`
+	Rel        string  `json:"rel"`
+	Target     string  `json:"target"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Proposals lists the forest's proposals as the files hold them now, in
+// id order, so a console shows what a person reads before voting. With
+// WithScope it lists only the proposals whose two ends the voter sees. It
+// writes nothing and works on a read-only Vine.
+func (r *Ranger) Proposals(ctx context.Context) ([]Proposal, error) {
+	props, err := r.proposals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Proposal, 0, len(props))
+	for _, p := range props {
+		if r.scope != nil && (!r.scope.InScope(p.id) || !r.scope.InScope(p.target)) {
+			continue
+		}
+		out = append(out, Proposal{ID: p.id, Rel: p.rel, Target: p.target, Confidence: p.confidence})
+	}
+	slices.SortStableFunc(out, func(a, b Proposal) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
 }

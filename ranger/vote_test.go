@@ -197,3 +197,20 @@ func TestVoteGroupCommitsEachVote(t *testing.T) {
 type scopeFunc func(id string) bool
 
 func (f scopeFunc) InScope(id string) bool { return f(id) }
+
+func TestProposals(t *testing.T) {
+	v, dir := openVoteFixture(t)
+	digest := testforest.TreeDigest(t, dir)
+	got, err := newRanger(t, v).Proposals(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []ranger.Proposal{
+		{ID: voteSrc, Rel: proposalRel, Target: proposalDst, Confidence: 0.3},
+		{ID: shortcutSrc, Rel: "discovered-shortcut", Target: shortcutTarget, Confidence: 0.5},
+	}, got, "the managed links only, in id order")
+
+	hidden := scopeFunc(func(id string) bool { return id != proposalDst })
+	got, err = newRanger(t, v, ranger.WithScope(hidden)).Proposals(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, got, "a proposal with a hidden end is not listed")
+	assert.Equal(t, digest, testforest.TreeDigest(t, dir), "listing writes nothing")
+}
