@@ -243,7 +243,11 @@ func TestRangerVote(t *testing.T) {
 	src, rel, dst := "operations/departure-checklist", "discovered-shortcut", "concepts/beaufort-scale"
 
 	before := testforest.TreeDigest(t, dir)
-	code, stdout, _ := runCLI(t, "", "ranger", "reject", "--forest", dir, src, "author", dst)
+	code, stdout, _ := runCLI(t, "", "ranger", "links", "--forest", dir)
+	require.Equal(t, exitOK, code, stdout)
+	assert.Equal(t, src+" "+rel+" "+dst+" (0.5)\nproposed links: 1\n", stdout)
+
+	code, stdout, _ = runCLI(t, "", "ranger", "reject", "--forest", dir, src, "author", dst)
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stdout, `"code":"E_NOT_FOUND"`)
 	assert.Equal(t, before, testforest.TreeDigest(t, dir), "a refused vote writes nothing")
@@ -272,4 +276,8 @@ func TestRangerVote(t *testing.T) {
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stdout, `"code":"E_SCHEMA"`, "reject on 1.0 is refused")
 	assert.Equal(t, before, testforest.TreeDigest(t, dir))
+
+	code, stdout, _ = runCLI(t, "", "ranger", "links", "--forest", dir, "--json")
+	require.Equal(t, exitOK, code, stdout)
+	assert.JSONEq(t, `{"links":[]}`, stdout, "an accepted link is no proposal")
 }
