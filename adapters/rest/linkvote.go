@@ -123,3 +123,62 @@ func decodeVotes(body []byte) ([]ranger.LinkVote, error) {
 	}
 	return req.Votes, nil
 }
+
+// proposalLimit bounds one listing, as the map routes bound theirs.
+const (
+	proposalLimit    = 2000
+	proposalLimitMax = 10000
+)
+
+// listProposals serves GET /v1/forests/{forest}/links?limit=: the
+// proposals a person may vote on, both ends in the key's scope, in id
+// order; at the limit truncated is true, never a silent sample. It needs
+// read: seeing a proposal is reading two nodes' links.
+func (s *Server) listProposals(w http.ResponseWriter, r *http.Request) {
+	const op = "links"
+	ctx := r.Context()
+	who := callerOf(ctx)
+	id, pol, err := s.forests.Grant(who, r.PathValue("forest"))
+	if err == nil && !pol.Has(vine.CapRead) {
+		err = needsCaps(op, pol.Caps, vine.CapRead)
+	}
+	var limit int
+	if err == nil {
+		limit, err = proposalsLimit(r)
+	}
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	var props []ranger.Proposal
+	err = s.scoped(ctx, who, id, pol, func(v *vine.Vine, sc *vine.Scoped) error {
+		rg, err := ranger.New(v, ranger.WithoutGC(), ranger.WithScope(sc))
+		if err != nil {
+			return err
+		}
+		props, err = rg.Proposals(ctx)
+		return err
+	})
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	truncated := len(props) > limit
+	s.writeJSON(w, op, http.StatusOK, map[string]any{"links": props[:min(limit, len(props))], "truncated": truncated})
+}
+
+// proposalsLimit reads ?limit= (the only parameter), clamped to
+// [1, proposalLimitMax]; absent means proposalLimit.
+func proposalsLimit(r *http.Request) (int, error) {
+	q := r.URL.Query()
+	for name := range q {
+		if name != "limit" {
+			return 0, envelope.New(envelope.Schema, "unknown query parameter: "+name, "this route accepts: limit.")
+		}
+	}
+	n, err := vine.ParseMapLimit(q.Get("limit"))
+	if err != nil || n == 0 {
+		return proposalLimit, err
+	}
+	return min(n, proposalLimitMax), nil
+}

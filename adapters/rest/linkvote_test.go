@@ -109,3 +109,26 @@ func TestLinkVoteRejects(t *testing.T) {
 	r := st.do(http.MethodPost, votePath, keyFull, votes(shortcutVote+`,"vote":"accept"}`))
 	envelope(t, r, http.StatusNotFound, vine.ENotFound)
 }
+
+func TestListProposals(t *testing.T) {
+	st := newStation(t, nil)
+	path := "/v1/forests/" + forestID + "/links"
+	m := ok(t, st.do(http.MethodGet, path, keyRead, ""))
+	assert.Equal(t, false, m["truncated"])
+	require.Len(t, m["links"], 1)
+	assert.Equal(t, map[string]any{"id": "operations/departure-checklist", "rel": "discovered-shortcut",
+		"target": "concepts/beaufort-scale", "confidence": 0.5}, m["links"].([]any)[0])
+
+	m = ok(t, st.do(http.MethodGet, path+"?limit=0", keyRead, ""))
+	assert.Len(t, m["links"], 1, "limit is clamped to at least 1")
+	// keyDeny sees every branch but projects/: both ends are visible.
+	assert.Len(t, ok(t, st.do(http.MethodGet, path, keyDeny, ""))["links"], 1)
+
+	envelope(t, st.do(http.MethodGet, path+"?limt=5", keyRead, ""), http.StatusBadRequest, vine.ESchema)
+	envelope(t, st.do(http.MethodGet, path+"?limit=many", keyRead, ""), http.StatusBadRequest, vine.ESchema)
+	envelope(t, st.do(http.MethodGet, path, keyOther, ""), http.StatusNotFound, vine.ENotFound)
+
+	ok(t, st.do(http.MethodPost, votePath, keyFull, votes(shortcutVote+`,"vote":"accept"}`)))
+	m = ok(t, st.do(http.MethodGet, path, keyRead, ""))
+	assert.Empty(t, m["links"], "an accepted link is no proposal")
+}
