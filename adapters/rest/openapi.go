@@ -118,6 +118,9 @@ func routeOp(rt route) doc {
 	if !rt.auth {
 		op["security"] = []any{}
 	}
+	if rt.op == "link-vote" {
+		op["requestBody"] = doc{"required": true, "content": jsonContent(linkVoteSchema)}
+	}
 	if rt.op == "reindex" {
 		schema, _ := json.Marshal(wire.InputSchema(reindexSignature, wire.ForestNone))
 		op["requestBody"] = doc{"required": true, "content": doc{"application/json": doc{"schema": json.RawMessage(schema)}}}

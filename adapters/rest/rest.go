@@ -18,6 +18,8 @@
 //	POST /v1/forests/{forest}/ingest            202 {job} + Location, or wait: true
 //	GET  /v1/forests/{forest}/ingest            source, can_sync, host_paths, formats
 //	GET  /v1/forests/{forest}/jobs[/{job}]      ?after=<next> pages; POST …/jobs/{job}/cancel
+//	GET  /v1/forests/{forest}/links             the proposals a person may vote on (?limit=)
+//	POST /v1/forests/{forest}/links/vote        {votes:[{id,rel,target,vote}]}: accept or reject proposals
 //	POST /v1/admin/reindex                      {forest}
 //
 // Before any route, every request but GET /v1/health passes the guard
