@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine/adapters/station/destination"
+	"github.com/monkeyllm/vine/adapters/station/internal/migration"
 )
 
 // Provider is one provider as every listing shows it: never its key.
@@ -123,15 +124,9 @@ var tables = []string{
 	)`,
 }
 
+// migrate creates the tables: additive only, never a row touched.
 func migrate(ctx context.Context, db *sql.DB) error {
-	return inTx(ctx, db, func(tx *sql.Tx) error {
-		for _, stmt := range tables {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return migration.Run(ctx, db, migration.Plan{Create: tables})
 }
 
 // repairAnswerTokens is the v0.63 repair: an answer binding still at the
