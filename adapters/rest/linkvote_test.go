@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/recordtest"
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/internal/testforest"
@@ -36,7 +37,7 @@ func votes(items ...string) string {
 }
 
 func TestLinkVoteAccepts(t *testing.T) {
-	tr := &trail{}
+	tr := &recordtest.Trail{}
 	st := newStation(t, func(o *rest.Options) { o.Recorder = tr })
 	m := ok(t, st.do(http.MethodPost, votePath, keyScoped, votes(shortcutVote+`,"vote":"accept"}`)))
 	vs := m["votes"].([]any)
@@ -53,7 +54,7 @@ func TestLinkVoteAccepts(t *testing.T) {
 	assert.Equal(t, "links(accept): operations/departure-checklist discovered-shortcut->concepts/beaufort-scale", first["message"])
 	assert.Equal(t, "links", first["action"])
 
-	rows := tr.all()
+	rows := tr.All()
 	require.NotEmpty(t, rows)
 	row := rows[len(rows)-2] // the history call recorded last
 	assert.Equal(t, "link-vote", row.Primitive)
