@@ -90,12 +90,13 @@ func (r *RecurateReport) merge(part *RecurateReport) {
 	r.AliasesClipped += part.AliasesClipped
 	r.TagsDropped += part.TagsDropped
 	r.Planned += part.Planned
-	r.Curation.merge(part.Curation)
+	r.Curation.Merge(part.Curation)
 }
 
-// merge sums another batch's counters into c; its diagnostics, when
-// set, are the latest.
-func (c *CurationStats) merge(o CurationStats) {
+// Merge sums another batch's counters into c, as an adapter does with a
+// rollup that ran after an ingest batch; o's diagnostics, when set, are
+// the latest.
+func (c *CurationStats) Merge(o CurationStats) {
 	c.LLMSummaries += o.LLMSummaries
 	c.Fallbacks += o.Fallbacks
 	c.Retries += o.Retries
