@@ -22,7 +22,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
-	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/station"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/answer"
@@ -169,7 +168,7 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 	if endpoint := c.String("model-endpoint"); endpoint != "" {
 		model := c.String("model")
 		opt.Answer = func(store func(context.Context, *vine.Vine) answer.StoreOptions) (*answer.Answerer, error) {
-			client, err := llamacpp.New(endpoint, model)
+			client, err := chatBinding{endpoint: endpoint, model: model}.client()
 			if err != nil {
 				return nil, err
 			}
