@@ -20,10 +20,11 @@ func syncCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
 		Usage:     "reconcile the forest with its adopted source folder (--dry-run previews)",
-		UsageText: "vine sync --forest DIR [--path P]... [--source DIR] [--dest BRANCH] [--json] [--dry-run]",
-		Flags: ingestCLIFlags(true,
+		UsageText: "vine sync --forest DIR [--path P]... [--source DIR] [--dest BRANCH] [--json] [--dry-run] [--curate [--model-endpoint URL --model M]]",
+		Flags: ingestCLIFlags(true, append([]cli.Flag{
 			&cli.GenericFlag{Name: "path", Value: &pathList{}, Usage: "reconcile only this source-relative file `P` (repeatable)"},
-			&cli.StringFlag{Name: "source", Usage: "`DIR` to walk instead of the recorded source_root", TakesFile: true}),
+			&cli.StringFlag{Name: "source", Usage: "`DIR` to walk instead of the recorded source_root", TakesFile: true}},
+			curateFlags()...)...),
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdSync(ctx, c, envOf(c))) },
 	}
 }
@@ -46,10 +47,15 @@ func cmdSync(ctx context.Context, c *cli.Command, e env) int {
 		fmt.Fprintln(e.stderr, "vine sync: takes no positional argument; name files with --path")
 		return exitUsage
 	}
+	curator, ok := curatorOf(c, e)
+	if !ok {
+		return exitUsage
+	}
 	r, err := openIngest(ctx, "sync", f, e)
 	if err != nil {
 		return fail(e.stdout, e.stderr, "sync", err)
 	}
+	r.curator = curator
 	opt := gardener.SyncOptions{Source: source, Dest: f.dest, Paths: paths}
 	var rep *gardener.IngestReport
 	if f.dry {
@@ -57,5 +63,5 @@ func cmdSync(ctx context.Context, c *cli.Command, e env) int {
 	} else {
 		rep, err = gardener.New(r.v, r.options()).Sync(ctx, opt)
 	}
-	return r.finish(rep, err)
+	return r.finish(rep, r.rollUp(ctx, rep, err))
 }
