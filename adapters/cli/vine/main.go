@@ -28,7 +28,10 @@
 //     E_SCHEMA.
 //
 // The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
-// MONKEYLLM_STATION_* settings), and the canopy command its embedder's.
+// MONKEYLLM_STATION_* settings), the canopy command its embedder's, and
+// the curating commands (adopt and sync --curate, rollup, recurate) their
+// chat model's: MONKEYLLM_LLM_ENDPOINT, MONKEYLLM_LLM_MODEL and
+// MONKEYLLM_LLM_API_KEY.
 package main
 
 import (
