@@ -19,6 +19,7 @@
 //	GET  /v1/forests/{forest}/ingest            source, can_sync, host_paths, formats
 //	GET  /v1/forests/{forest}/jobs[/{job}]      ?after=<next> pages; POST …/jobs/{job}/cancel
 //	POST /v1/admin/reindex                      {forest}
+//	POST /v1/admin/recurate                     {forest, derive}
 //
 // Before any route, every request but GET /v1/health passes the guard
 // the MCP mount stands behind (Options.AllowedHosts): a Host not allowed
