@@ -21,7 +21,7 @@ type echoCurator struct{ calls int }
 
 func (c *echoCurator) Curate(_ context.Context, in gardener.CurateInput) (*gardener.CurateOutput, error) {
 	c.calls++
-	return &gardener.CurateOutput{Summary: "Recurated: " + in.Title + "."}, nil
+	return &gardener.CurateOutput{Summary: "Recurated: " + in.Title + ".", Stats: gardener.CurateStats{LLMSummaries: 1}}, nil
 }
 
 func TestRecurateRoute(t *testing.T) {
@@ -67,4 +67,33 @@ func TestRecurateRouteReadOnly(t *testing.T) {
 		envelope(t, st.do(http.MethodPost, "/v1/admin/recurate", keyFull, `{"forest":"`+forestID+`","derive":["aliases"]}`),
 			http.StatusForbidden, vine.EReadOnly)
 	})
+}
+
+// An ingest job with a model Curator bound rolls up the branches at
+// finish and says so in its report (J.8, J.9).
+func TestIngestJobRollsUpWithABoundCurator(t *testing.T) {
+	cur := &echoCurator{}
+	st := newStation(t, func(o *rest.Options) { o.Gardener = &gardener.Options{Curator: cur} })
+	r := st.post(keyFull, "ingest", `{"files":[{"name":"deck/rope.md","text":"# Rope\n\nRope care."}],"dest":"operations","wait":true}`)
+	report := jobReportOf(t, r)
+	assert.Equal(t, true, report["bound"])
+	assert.Equal(t, true, report["curated"], "the Curator wrote the summary")
+	roll, _ := report["rollup"].(map[string]any)
+	require.NotNil(t, roll, "a rollup ran at finish: %s", r.body)
+	curation, _ := report["curation"].(map[string]any)
+	assert.Positive(t, curation["branch_fallbacks"], "no branch curator: the region summary, counted")
+
+	plain := newStation(t, nil)
+	r = plain.post(keyFull, "ingest", `{"files":[{"name":"deck/rope.md","text":"# Rope\n\nRope care."}],"dest":"operations","wait":true}`)
+	report = jobReportOf(t, r)
+	assert.Nil(t, report["rollup"], "no model bound, no rollup")
+	assert.Equal(t, false, report["bound"])
+}
+
+func jobReportOf(t *testing.T, r reply) map[string]any {
+	t.Helper()
+	job, _ := ok(t, r)["job"].(map[string]any)
+	report, _ := job["report"].(map[string]any)
+	require.NotNil(t, report, r.body)
+	return report
 }
