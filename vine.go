@@ -65,6 +65,12 @@ type Options struct {
 	// write builds no event at all.
 	OnEvent func(HookEvent)
 
+	// Opened, when set, is called with each forest Open (or a Registry's
+	// Forest) opened, before it serves a call: where a host attaches what
+	// it keeps per forest outside the forest, such as the embedder its
+	// model bindings name (SetEmbedder).
+	Opened func(*Vine)
+
 	// Heat, when set, supplies node heat for ranking; nil means cold.
 	Heat HeatSource
 
@@ -208,6 +214,9 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	if err := v.open(ctx); err != nil {
 		v.Close()
 		return nil, err
+	}
+	if opt.Opened != nil {
+		opt.Opened(v)
 	}
 	return v, nil
 }

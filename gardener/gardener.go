@@ -5,7 +5,9 @@
 // through the audited write path, one document per commit.
 //
 // Formats are pluggable: implement Converter and register it with
-// RegisterConverter, or name a command in _meta/gardener.yaml. Curation
+// RegisterConverter, or name a command in _meta/gardener.yaml. Images
+// get a stub body unless a vision model is bound: NewMediaDescriber in
+// Options.Converters describes them and transcribes their text. Curation
 // is pluggable too: a Curator writes summaries, tags, aliases and edge
 // proposals; without one the deterministic default runs, and CurateHooks
 // may change any draft before it is planted.
@@ -56,7 +58,8 @@ type Options struct {
 
 	// Converters are injected extra converters (G.2 discovery priority
 	// 3: after command hooks, before registered and built-in ones), such
-	// as a host's image describer.
+	// as a host's image describer: a vision binding is
+	// NewMediaDescriber(model, nil) here.
 	Converters []Converter
 
 	// ExplicitConverters, when not nil, are the only converters tried, in

@@ -99,6 +99,12 @@ type Options struct {
 	// on the served Registry's own instance, as writes do.
 	OpenReader func() (*vine.Registry, error)
 
+	// Gauntlet, when set, keeps each forest's Gauntlet switch: POST
+	// /v1/admin/canopy {forest, enabled} sets it, and canopy status
+	// reports it as enabled. Unset, the switch is refused and status
+	// reports enabled: true.
+	Gauntlet GauntletSwitch
+
 	// Readers is the pool size per forest when OpenReader is set; zero
 	// means DefaultReaders.
 	Readers int

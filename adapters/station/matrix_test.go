@@ -76,6 +76,13 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"POST", "/v1/forests/" + forestID + "/share", map[string]any{"node": "concepts/tide"}, []string{"owner", "admin", "editor", "reader"}},
 		{"GET", "/v1/forests/" + forestID + "/shares", nil, []string{"owner", "admin", "editor", "reader"}},
 		{"GET", "/v1/forests/" + forestID + "/webhooks", nil, []string{"owner", "admin"}},
+		// After the forests row: the admin made f-admin and administers no
+		// f-owner, so only the owner governs the whole deployment.
+		{"GET", "/v1/admin/providers", nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/providers", map[string]any{"name": "p-{role}", "endpoint": "https://models.example.org/v1"}, []string{"owner"}},
+		{"POST", "/v1/admin/providers/test", map[string]any{"endpoint": "http://127.0.0.1:9/v1"}, []string{}}, // loopback: E_SCHEMA for the owner
+		{"GET", "/v1/admin/models" + q, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/models", map[string]any{"forest": forestID, "role": "answer", "provider": "p-owner", "model": "m"}, []string{"owner", "admin"}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

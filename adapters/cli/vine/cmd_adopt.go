@@ -24,7 +24,7 @@ func adoptCommand() *cli.Command {
 		Name:      "adopt",
 		Usage:     "ingest a folder of documents into the forest (--dry-run previews)",
 		UsageText: "vine adopt SOURCE --forest DIR [--dest BRANCH] [--json] [--dry-run] [--curate [--model-endpoint URL --model M]]",
-		Flags:     ingestCLIFlags(true, curateFlags()...),
+		Flags:     append(ingestCLIFlags(true, curateFlags()...), visionFlags()...),
 		Action:    func(ctx context.Context, c *cli.Command) error { return exitWith(cmdAdopt(ctx, c, envOf(c))) },
 	}
 }
@@ -252,6 +252,11 @@ func cmdAdopt(ctx context.Context, c *cli.Command, e env) int {
 		fmt.Fprintln(e.stderr, "vine adopt: name exactly one SOURCE directory")
 		return exitUsage
 	}
+	vision, err := visionOf(c)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine adopt: %v\n", err)
+		return exitUsage
+	}
 	curator, ok := curatorOf(c, e)
 	if !ok {
 		return exitUsage
@@ -261,11 +266,13 @@ func cmdAdopt(ctx context.Context, c *cli.Command, e env) int {
 		return fail(e.stdout, e.stderr, "adopt", err)
 	}
 	r.curator = curator
+	opts := r.options()
+	opts.Converters = append(opts.Converters, vision...)
 	var rep *gardener.IngestReport
 	if f.dry {
-		rep, err = gardener.NewPreview(r.v, r.options()).Adopt(ctx, pos[0], f.dest)
+		rep, err = gardener.NewPreview(r.v, opts).Adopt(ctx, pos[0], f.dest)
 	} else {
-		rep, err = gardener.New(r.v, r.options()).Adopt(ctx, pos[0], f.dest)
+		rep, err = gardener.New(r.v, opts).Adopt(ctx, pos[0], f.dest)
 	}
 	return r.finish(rep, r.rollUp(ctx, rep, err))
 }

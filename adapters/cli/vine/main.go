@@ -29,6 +29,8 @@
 //
 // The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
 // MONKEYLLM_STATION_* settings), the canopy command its embedder's, and
+// adopt and sync their vision model's (MONKEYLLM_VISION_ENDPOINT,
+// MONKEYLLM_VISION_MODEL, MONKEYLLM_VISION_API_KEY; see vision.go), and
 // the curating commands (adopt and sync --curate, rollup, recurate) their
 // chat model's: MONKEYLLM_LLM_ENDPOINT, MONKEYLLM_LLM_MODEL and
 // MONKEYLLM_LLM_API_KEY.
