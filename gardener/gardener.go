@@ -10,7 +10,10 @@
 // Options.Converters describes them and transcribes their text. Curation
 // is pluggable too: a Curator writes summaries, tags, aliases and edge
 // proposals; without one the deterministic default runs, and CurateHooks
-// may change any draft before it is planted.
+// may change any draft before it is planted. NewModelCurator makes one
+// over any Chat (adapters/llamacpp's client is one); it also writes the
+// branch summaries of Rollup, and Recurate asks it again for the scent
+// of nodes already planted.
 //
 // Every batch is a Steps iterator: construction resolves the source and
 // walks it (so a bad source fails before anything is written), and each

@@ -406,7 +406,12 @@ func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.S
 			break
 		}
 	}
-	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Commit: head(dir)}
+	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Bound: s.curatorBound()}
+	if state == jobDone {
+		rep.Rollup = s.rollUp(ctx, forestID, rep.IngestReport)
+	}
+	rep.Commit = head(dir)
+	rep.Curated = rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0
 	finished := time.Now().UTC().Format("2006-01-02T15:04:05Z")
 	j.update(func(v *jobView) { v.State, v.Finished, v.Report, v.Error = state, finished, rep, failure })
 }

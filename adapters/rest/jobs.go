@@ -52,13 +52,17 @@ type jobView struct {
 	Error    *vine.Error `json:"error,omitempty"`
 }
 
-// jobReport is the Gardener's report with what the adapter adds: the
-// caller's mode and the commit range the batch made.
+// jobReport is the Gardener's report with what the adapter adds (J.8):
+// the caller's mode, the commit range the batch made, and curation's
+// rollup, curated and bound.
 type jobReport struct {
 	Mode string `json:"mode"`
 	*gardener.IngestReport
-	CommitBefore string `json:"commit_before"`
-	Commit       string `json:"commit"`
+	CommitBefore string                 `json:"commit_before"`
+	Commit       string                 `json:"commit"`
+	Rollup       *gardener.RollupReport `json:"rollup"`  // null unless a bound model's batch finished
+	Curated      bool                   `json:"curated"` // the model wrote a summary or a rollup
+	Bound        bool                   `json:"bound"`   // a model Curator is bound
 }
 
 // job is one batch in host memory. Records are never persisted: a

@@ -21,6 +21,7 @@
 //	GET  /v1/forests/{forest}/links             the proposals a person may vote on (?limit=)
 //	POST /v1/forests/{forest}/links/vote        {votes:[{id,rel,target,vote}]}: accept or reject proposals
 //	POST /v1/admin/reindex                      {forest}
+//	POST /v1/admin/recurate                     {forest, derive}
 //
 // Before any route, every request but GET /v1/health passes the guard
 // the MCP mount stands behind (Options.AllowedHosts): a Host not allowed

@@ -41,6 +41,7 @@ func (s *Server) table() []route {
 		{"GET", "/v1/forests/{forest}/links", "links", "the proposed links a person may vote on, in this key's scope (?limit=)", true, s.listProposals},
 		{"POST", "/v1/forests/{forest}/links/vote", "link-vote", "accept or reject proposed links, each named; a person's vote, not a model's", true, s.voteLinks},
 		{"POST", "/v1/admin/reindex", "reindex", "rebuild a forest's catalog from its files", true, s.reindex},
+		{"POST", "/v1/admin/recurate", "recurate", "re-derive a forest's aliases, or its scent through the ingest model", true, s.recurate},
 		{"POST", "/v1/admin/forests", "create-forest", "create a forest (registry mode): admin on a forest, or the owner", true, s.createForest},
 		{"GET", "/v1/admin/health", "health-report", "the Ranger's health report of a whole forest (?forest=)", true, s.adminHealth},
 		{"GET", "/v1/admin/snapshots", "snapshots", "a forest's snapshot files, newest first (?forest=)", true, s.snapshots},

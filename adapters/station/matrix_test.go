@@ -70,6 +70,7 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"GET", "/v1/admin/canopy" + q, nil, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/canopy", forestBody, []string{}}, // no embedder: E_SCHEMA for every admin
 		{"POST", "/v1/admin/reindex", forestBody, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/recurate", map[string]any{"forest": forestID, "derive": []string{"aliases"}}, []string{"owner", "admin"}},
 		{"GET", "/v1/forests/" + forestID + "/graph", nil, []string{"owner", "admin", "editor", "reader"}},  // the paired owner key carries no owner bit, and the owner holds no grant
 		{"GET", "/v1/forests/" + forestID + "/trails", nil, []string{"owner", "admin", "editor", "reader"}}, // the paired owner key carries no owner bit, and the owner holds no grant
 		{"POST", "/v1/forests/" + forestID + "/share", map[string]any{"node": "concepts/tide"}, []string{"owner", "admin", "editor", "reader"}},

@@ -22,7 +22,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
-	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/station"
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/station/registry"
@@ -174,7 +173,7 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 	opt.AnswerWith = func(base answer.Options) (*answer.Answerer, error) {
 		var fallback answer.Model
 		if endpoint != "" {
-			client, err := llamacpp.New(endpoint, model)
+			client, err := chatBinding{endpoint: endpoint, model: model}.client()
 			if err != nil {
 				return nil, err
 			}
