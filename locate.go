@@ -211,12 +211,12 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	// Every locate names the session's goal for the Gauntlet (K.2); the
 	// text is kept, its embedding waits for the first hop that ranks.
 	v.canopy.SetGoal(ctx, query)
-	x := v.locateIndex(ctx)
+	x := v.locator.index(ctx)
 	ts, err := v.selectTerms(ctx, x, locateTerms(query))
 	if err != nil {
 		return nil, err
 	}
-	cands, err := v.locateCandidates(ctx, x, q.filter, ts, q.pool)
+	cands, err := v.locator.candidates(ctx, x, q.filter, ts, q.pool)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 		return res, v.locateExplainEmpty(ctx, x, res, q.filter.win)
 	}
 	res.Truncated = len(cands) > q.k
-	if cands, err = v.locatePassports(ctx, cands[:min(len(cands), q.k)]); err != nil {
+	if cands, err = v.locator.passports(ctx, cands[:min(len(cands), q.k)]); err != nil {
 		return nil, err
 	}
 	res.Results = make([]LocateHit, len(cands))
@@ -388,49 +388,6 @@ type locateCand struct {
 	strength, heat, score         float64
 }
 
-// locateCandidates runs the lexical leg: at most pool rows, best first,
-// ranked by the in-memory copy of the metadata index when it is at the
-// catalog's generation (x), else by the catalog's FTS5 index. Both give
-// the same rows in the same order (locate_scent_test.go).
-func (v *Vine) locateCandidates(ctx context.Context, x *scent.Index, f locateFilter, ts []string, pool int) ([]locateCand, error) {
-	if x != nil {
-		return v.locateScent(ctx, x, f, ts, pool)
-	}
-	return v.locateFTS(ctx, f, ts, pool)
-}
-
-// locateFTS ranks in the catalog's FTS5 index.
-func (v *Vine) locateFTS(ctx context.Context, f locateFilter, ts []string, pool int) ([]locateCand, error) {
-	match := catalog.MatchExpr(ts)
-	if match == "" {
-		return nil, nil // no terms, no rows
-	}
-	filter, fargs := f.sql()
-	st, err := v.stmts.Prepare(ctx, locateSQL(filter))
-	if err != nil {
-		return nil, err
-	}
-	args := append(append([]any{match}, fargs...), pool)
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []locateCand
-	for rows.Next() {
-		var c locateCand
-		if err := rows.Scan(&c.id, &c.kind, &c.typ, &c.title, &c.summary, &c.bodyTokens, &c.coverage, &c.outline, &c.rank); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	setLocateStrength(out)
-	return out, nil
-}
-
 // setLocateStrength is the BM25-only strength (C.1.5): rank over the best rank
 // of the pool, so the top hit is 1; 1 for all when no rank is negative.
 func setLocateStrength(cands []locateCand) {
@@ -514,7 +471,7 @@ func (v *Vine) locateWindowFacts(ctx context.Context, res *LocateResult, w windo
 // nodes the search ran over, and for a windowed call whether the window
 // was the reason. Counts and dates only, never content.
 func (v *Vine) locateExplainEmpty(ctx context.Context, x *scent.Index, res *LocateResult, w window.Window) error {
-	searched, err := v.locateSearched(ctx, x)
+	searched, err := v.locator.searched(ctx, x)
 	if err != nil {
 		return err
 	}
@@ -534,29 +491,6 @@ func (v *Vine) locateExplainEmpty(ctx context.Context, x *scent.Index, res *Loca
 		res.Hint = locateMissHint + " " + hint
 	}
 	return nil
-}
-
-// locateSearched counts the nodes the caller may see: from the in-memory
-// copy of the metadata index when every node has a row there, else from
-// the catalog (a count over every node: 5 ms at 100,000).
-func (v *Vine) locateSearched(ctx context.Context, x *scent.Index) (int, error) {
-	if x != nil {
-		if n, all := x.Nodes(); all {
-			s := scopeOf(ctx)
-			if !s.restricted() {
-				return n, nil
-			}
-			n = 0
-			for d := range x.Docs() {
-				if doc := x.Doc(d); doc.Node && s.in(doc.ID) {
-					n++
-				}
-			}
-			return n, nil
-		}
-	}
-	where, args := andScope(ctx, "id", "1", nil)
-	return v.stmts.count(ctx, "SELECT count(*) FROM nodes WHERE "+where, args...)
 }
 
 // fuseDense runs the dense leg of a call that asked for hybrid (C.1.5):

@@ -61,11 +61,11 @@ func TestLocateIndexRanksAsFTS5(t *testing.T) {
 			for qi, ts := range queries {
 				for _, f := range scentFilters(t, x, qi) {
 					for _, pool := range []int{5, 25, 1000} {
-						want, err := v.locateFTS(ctx, f, ts, pool)
+						want, err := v.locator.fts(ctx, f, ts, pool)
 						require.NoError(t, err)
-						got, err := v.locateScent(ctx, x, f, ts, pool)
+						got, err := v.locator.scent(ctx, x, f, ts, pool)
 						require.NoError(t, err)
-						got, err = v.locatePassports(ctx, got)
+						got, err = v.locator.passports(ctx, got)
 						require.NoError(t, err)
 						sameRanking(t, fmt.Sprintf("%q filter %+v pool %d", ts, f, pool), want, got)
 						n++
@@ -92,7 +92,7 @@ func TestLocateIndexCountsAsFTS5(t *testing.T) {
 		for _, term := range ts {
 			want, err := v.sniffer.TermRows(ctx, gen, term, 1<<30)
 			require.NoError(t, err)
-			phrases, err := v.scent.Phrases([]string{term})
+			phrases, err := v.locator.model.Phrases([]string{term})
 			require.NoError(t, err)
 			got := 0
 			if len(phrases) > 0 {
@@ -114,9 +114,9 @@ func TestLocateIndexCountsTheSearched(t *testing.T) {
 	for qi := range 12 {
 		for _, f := range append(scentFilters(t, x, 2*qi), locateFilter{}) {
 			c := withScope(ctx, f.scope)
-			want, err := v.locateSearched(c, nil)
+			want, err := v.locator.searched(c, nil)
 			require.NoError(t, err)
-			got, err := v.locateSearched(c, x)
+			got, err := v.locator.searched(c, x)
 			require.NoError(t, err)
 			require.Equal(t, want, got, "scope %+v", f.scope)
 		}
@@ -133,11 +133,11 @@ func TestLocateIndexFollowsWrites(t *testing.T) {
 	x := scentIndexT(t, v)
 	require.NoError(t, v.cat.Upsert(ctx, catalog.Record{ID: "zz/new-note", Kind: "note", Type: "note",
 		Title: "Quokka census", Summary: "Counting quokkas on the island", Tags: []string{"quokka"}}))
-	require.Nil(t, v.locateIndex(ctx), "first sight of a new generation: the catalog answers")
+	require.Nil(t, v.locator.index(ctx), "first sight of a new generation: the catalog answers")
 	res, err := v.Locate(ctx, "quokka", LocateOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "zz/new-note", res.Results[0].ID)
-	y := v.locateIndex(ctx)
+	y := v.locator.index(ctx)
 	require.NotNil(t, y, "the generation stood: the copy is rebuilt")
 	require.NotSame(t, x, y)
 	res2, err := v.Locate(ctx, "quokka", LocateOptions{})
@@ -163,7 +163,7 @@ func TestLocateIndexRefusesAForeignIndex(t *testing.T) {
 	require.False(t, ok)
 	gen, err := v.cat.Generation(ctx)
 	require.NoError(t, err)
-	x, err := v.scent.At(ctx, gen)
+	x, err := v.locator.model.At(ctx, gen)
 	require.NoError(t, err)
 	require.Nil(t, x)
 }
@@ -173,7 +173,7 @@ func scentIndexT(t *testing.T, v *Vine) *scent.Index {
 	ctx := context.Background()
 	gen, err := v.cat.Generation(ctx)
 	require.NoError(t, err)
-	x, err := v.scent.At(ctx, gen)
+	x, err := v.locator.model.At(ctx, gen)
 	require.NoError(t, err)
 	require.NotNil(t, x)
 	return x

@@ -40,7 +40,7 @@ func (v *Vine) selectTerms(ctx context.Context, x *scent.Index, ts []string) ([]
 	if len(ts) < 2 || locateRowBudget <= 0 {
 		return ts, nil
 	}
-	nodes, rowsOf, err := v.termCounter(ctx, x)
+	nodes, rowsOf, err := v.locator.termCounter(ctx, x)
 	if err != nil {
 		return nil, err
 	}
@@ -66,31 +66,4 @@ func (v *Vine) selectTerms(ctx context.Context, x *scent.Index, ts []string) ([]
 		return ts, nil
 	}
 	return kept, nil
-}
-
-// termCounter returns the forest's size and a count of the rows a term
-// matches, up to a limit.
-func (v *Vine) termCounter(ctx context.Context, x *scent.Index) (int, func(string, int) (int, error), error) {
-	if x != nil {
-		nodes, _ := x.Nodes()
-		return nodes, func(t string, limit int) (int, error) {
-			phrases, err := v.scent.Phrases([]string{t})
-			if err != nil {
-				return v.sniffer.TermRows(ctx, x.Generation(), t, limit)
-			}
-			if len(phrases) == 0 {
-				return 0, nil
-			}
-			return x.Rows(phrases[0], limit), nil
-		}, nil
-	}
-	gen, err := v.cat.Generation(ctx)
-	if err != nil {
-		return 0, nil, err
-	}
-	nodes, err := v.sniffer.ForestSize(ctx, gen)
-	if err != nil {
-		return 0, nil, err
-	}
-	return nodes, func(t string, limit int) (int, error) { return v.sniffer.TermRows(ctx, gen, t, limit) }, nil
 }

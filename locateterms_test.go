@@ -29,7 +29,7 @@ func TestSelectTermsDropsCommonTermsOnlyPastTheBudget(t *testing.T) {
 	require.Positive(t, count(rare))
 	require.Greater(t, count("cooperative")-1, len(regionIDs(t, v))/commonShare, "both common at that budget")
 	defer func(b int) { locateRowBudget = b }(locateRowBudget)
-	x, err := v.scent.At(ctx, gen)
+	x, err := v.locator.model.At(ctx, gen)
 	require.NoError(t, err)
 	require.NotNil(t, x, "the first call builds the copy")
 

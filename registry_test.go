@@ -79,6 +79,28 @@ func TestSingleModeServesItsForest(t *testing.T) {
 	assert.Equal(t, Listing{Mode: ModeSingle, Forests: []ForestEntry{{ID: "kb", Active: true}}}, reg.List())
 }
 
+// TestOpenedSeesEachForestOnce: a host's Opened hook meets every forest
+// a Registry opens, once, before the forest serves a call.
+func TestOpenedSeesEachForestOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "kb")
+	_, err := Init(ctx, dir, "KB", nil)
+	require.NoError(t, err)
+	var seen []string
+	reg, err := NewRegistry(dir, &Options{Opened: func(v *Vine) {
+		seen = append(seen, filepath.Base(v.Dir()))
+		v.SetEmbedder(nil)
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	assert.Empty(t, seen, "nothing opens before the first call")
+	for range 2 {
+		_, err = reg.Forest(ctx, "")
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []string{"kb"}, seen)
+}
+
 func TestRegistryListsForeignWriterAsLocked(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()

@@ -22,7 +22,6 @@ import (
 	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/internal/recovery"
 	"github.com/monkeyllm/vine/internal/reindex"
-	"github.com/monkeyllm/vine/internal/scent"
 	"github.com/monkeyllm/vine/internal/sniff"
 	"github.com/monkeyllm/vine/payload"
 )
@@ -64,6 +63,12 @@ type Options struct {
 	// released. It must not block: a host queues and returns. Unset, a
 	// write builds no event at all.
 	OnEvent func(HookEvent)
+
+	// Opened, when set, is called with each forest Open (or a Registry's
+	// Forest) opened, before it serves a call: where a host attaches what
+	// it keeps per forest outside the forest, such as the embedder its
+	// model bindings name (SetEmbedder).
+	Opened func(*Vine)
 
 	// Heat, when set, supplies node heat for ranking; nil means cold.
 	Heat HeatSource
@@ -160,7 +165,7 @@ type Vine struct {
 	stmts      stmtCache      // prepared reads, per query text
 	background sync.WaitGroup // derived-layer writes after an answer (sniff memo)
 	sniffer    *sniff.Engine  // sniff's scan, memo and fold cache; catalog counts
-	scent      *scent.Model   // locate's in-memory copy of the metadata index
+	locator    locator        // locate's lexical leg and its in-memory copy of the metadata index
 
 	wmu       sync.Mutex // the one writer
 	closeOnce sync.Once
@@ -209,6 +214,9 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 		v.Close()
 		return nil, err
 	}
+	if opt.Opened != nil {
+		opt.Opened(v)
+	}
 	return v, nil
 }
 
@@ -240,9 +248,9 @@ func (v *Vine) open(ctx context.Context) error {
 	v.place = payloadplace.New(v.root, cat, v.fetcher, v.now)
 	v.canopy.Attach(cat)
 	v.index, v.recoverer = newUpkeep(v)
-	v.scent = scent.NewModel(cat, &catalog.Tokenizer{})
 	v.sniffer = sniff.New(sniff.Config{Catalog: cat, Prepare: v.stmts.Prepare, Root: v.root, Body: v.sniffBody,
 		Heat: v.heat.read, Background: &v.background, Logger: v.log})
+	v.locator = newLocator(cat, &v.stmts, v.sniffer, v.log)
 	if v.journal != nil {
 		// A write another process left half-done is repaired before
 		// anything here reads the forest. The lock is taken for that alone:
@@ -341,9 +349,7 @@ func (v *Vine) Close() error {
 			v.sniffer.Close()
 		}
 		errs := []error{v.stmts.close()}
-		if v.scent != nil {
-			errs = append(errs, v.scent.Close())
-		}
+		errs = append(errs, v.locator.close())
 		if v.cat != nil {
 			errs = append(errs, v.cat.Close())
 		}

@@ -18,8 +18,9 @@ import (
 // one answer store per forest, opened on first use. It is safe for
 // concurrent use; Close releases the stores.
 type Answerer struct {
-	model   Model
-	binding Binding
+	model    Model   // nil: every forest's model comes from modelFor
+	binding  Binding // model's, defaults filled
+	modelFor func(context.Context, *vine.Vine) (Model, Binding, bool)
 	now     func() time.Time
 	storeOp StoreOptions
 	storeBy func(context.Context, *vine.Vine) StoreOptions
@@ -34,29 +35,57 @@ type Answerer struct {
 	flights flights // coalesced sweep misses
 }
 
-// New returns an Answerer for model m. opts may be nil.
+// New returns an Answerer for model m. opts may be nil; m may be nil
+// when opts.ModelFor chooses each forest's model.
 func New(m Model, opts *Options) *Answerer {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	a := &Answerer{model: m, binding: o.Binding, now: o.Now, storeOp: o.Store, storeBy: o.StoreSettings, rates: o.Rates,
-		scopeOf: o.ScopeKey, log: o.Logger, stores: map[string]*store{}}
+	a := &Answerer{model: m, binding: resolveBinding(m, o.Binding), modelFor: o.ModelFor, now: o.Now, storeOp: o.Store,
+		storeBy: o.StoreSettings, rates: o.Rates, scopeOf: o.ScopeKey, log: o.Logger, stores: map[string]*store{}}
 	if a.now == nil {
 		a.now = time.Now
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
-	if a.binding.MaxTokens <= 0 {
-		a.binding.MaxTokens = DefaultMaxTokens
+	return a
+}
+
+// resolveBinding fills b's defaults: the completion cap, and the model's
+// own name when b names none.
+func resolveBinding(m Model, b Binding) Binding {
+	if b.MaxTokens <= 0 {
+		b.MaxTokens = DefaultMaxTokens
 	}
-	if a.binding.Model == "" {
+	if b.Model == "" {
 		if named, ok := m.(interface{ Model() string }); ok {
-			a.binding.Model = named.Model()
+			b.Model = named.Model()
 		}
 	}
-	return a
+	return b
+}
+
+// bound is the model one call answers with, and its binding.
+type bound struct {
+	model   Model
+	binding Binding
+}
+
+// bind chooses the model of a call on v: the forest's own when the host
+// binds one (Options.ModelFor), else the Answerer's.
+func (a *Answerer) bind(ctx context.Context, v *vine.Vine) (bound, error) {
+	if a.modelFor != nil {
+		if m, b, ok := a.modelFor(ctx, v); ok && m != nil {
+			return bound{m, resolveBinding(m, b)}, nil
+		}
+	}
+	if a.model == nil {
+		return bound{}, envelope.New(envelope.Schema, "no answer model is bound to this forest",
+			"an administrator binds the answer role to a provider's model (POST /v1/admin/models)")
+	}
+	return bound{a.model, a.binding}, nil
 }
 
 // Binding is the resolved binding the Answerer keys its store on.
@@ -188,9 +217,9 @@ func (a *Answerer) settle(ctx context.Context, v *vine.Vine, q *query, res *Resp
 
 // complete runs one model call, timing it and reading its content at the
 // one place content is read.
-func (a *Answerer) complete(ctx context.Context, msgs []Message, maxTokens int) (turn, error) {
+func (a *Answerer) complete(ctx context.Context, q *query, msgs []Message, maxTokens int) (turn, error) {
 	start := time.Now()
-	r, err := a.model.Complete(ctx, msgs, maxTokens)
+	r, err := q.bound.model.Complete(ctx, msgs, maxTokens)
 	ms := round3(float64(time.Since(start).Microseconds()) / 1000)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -211,12 +240,12 @@ func (a *Answerer) complete(ctx context.Context, msgs []Message, maxTokens int) 
 
 // cost prices usage when the provider publishes rates; unpriced is
 // priced: false with no dollars, never 0.00.
-func (a *Answerer) cost(u *Usage) *Cost {
+func (a *Answerer) cost(q *query, u *Usage) *Cost {
 	c := &Cost{PromptTokens: u.Prompt, CompletionTokens: u.Completion, Calls: u.Calls}
 	if a.rates == nil {
 		return c
 	}
-	r, ok := a.rates(a.binding.Model)
+	r, ok := a.rates(q.bound.binding.Model)
 	if !ok {
 		return c
 	}

@@ -47,7 +47,7 @@ func storeKey(parts []keyPart) string {
 func (a *Answerer) keyCommon(q *query, scope string) []keyPart {
 	parts := []keyPart{
 		{"hybrid", q.p.Hybrid},
-		{"binding", []any{a.binding.Provider, a.binding.Model, a.binding.MaxTokens, a.binding.Reasoning}},
+		{"binding", []any{q.bound.binding.Provider, q.bound.binding.Model, q.bound.binding.MaxTokens, q.bound.binding.Reasoning}},
 	}
 	if q.replyTokens > 0 {
 		parts = append(parts, keyPart{"reply_tokens", q.replyTokens})

@@ -92,6 +92,11 @@ type Options struct {
 	// read on every call so a change applies at once (a Station keeps them
 	// per forest); nil means Store for every forest.
 	StoreSettings func(ctx context.Context, v *vine.Vine) StoreOptions
+	// ModelFor, when set, chooses the model per forest on every call (a
+	// Station binds the answer role per forest), with its Binding; found
+	// false falls back to the model given to New, and without one the
+	// call is refused E_SCHEMA "no answer model is bound to this forest".
+	ModelFor func(ctx context.Context, v *vine.Vine) (m Model, b Binding, found bool)
 	// Rates looks up the provider's published prices for a model; nil or
 	// false means unpriced (no usd is reported, never 0.00).
 	Rates func(model string) (Rates, bool)
@@ -177,6 +182,7 @@ type query struct {
 	win         window.Window
 	detail      string
 	p           Params
+	bound       bound // the model this call answers with
 }
 
 // validate refuses what no work should start on (E_SCHEMA naming the
@@ -224,11 +230,11 @@ func validate(question string, p Params) (*query, error) {
 // maxTokens is the completion cap of every call: reply_tokens when set,
 // else the binding's, plus the reasoning allowance when it is on.
 func (a *Answerer) maxTokens(q *query) int {
-	n := a.binding.MaxTokens
+	n := q.bound.binding.MaxTokens
 	if q.replyTokens > 0 {
 		n = q.replyTokens
 	}
-	if a.binding.Reasoning == "on" {
+	if q.bound.binding.Reasoning == "on" {
 		n += ReasoningExtra
 	}
 	return n

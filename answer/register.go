@@ -51,8 +51,9 @@ var registering sync.Mutex
 // serves: it adds the answer composite to the engine's one signature
 // table, so the CLI, MCP and REST surfaces list and validate it like any
 // primitive. Call it once, before building servers; a second call fails.
-// opts may be nil. The returned Answerer owns the answer stores; Close it
-// on shutdown.
+// opts may be nil. m may be nil when opts.ModelFor chooses each forest's
+// model (a forest it binds none for is then refused). The returned
+// Answerer owns the answer stores; Close it on shutdown.
 func Register(m Model, opts *Options) (*Answerer, error) {
 	registering.Lock()
 	defer registering.Unlock()

@@ -24,6 +24,9 @@ func (a *Answerer) Sweep(ctx context.Context, v *vine.Vine, question string, p P
 	if err != nil {
 		return nil, err
 	}
+	if q.bound, err = a.bind(ctx, v); err != nil {
+		return nil, err
+	}
 	sess := session(p)
 	cctx := vine.WithSession(ctx, sess)
 	sw, err := a.prepare(cctx, v, q, sess)
@@ -149,7 +152,7 @@ func (a *Answerer) lookup(ctx context.Context, sw *sweep) *Response {
 
 // generate is phase 2: the one model call. It reads nothing but values.
 func (a *Answerer) generate(ctx context.Context, sw *sweep) (turn, error) {
-	return a.complete(ctx, sw.msgs, a.maxTokens(sw.q))
+	return a.complete(ctx, sw.q, sw.msgs, a.maxTokens(sw.q))
 }
 
 // settleSweep is phase 3: the response, the store deposit, the whisper.
@@ -157,11 +160,11 @@ func (a *Answerer) settleSweep(ctx context.Context, v *vine.Vine, sw *sweep, t t
 	res := a.sweepResponse(sw)
 	res.Answer = t.text
 	res.AnswerNodes = cited(t.text, res.Evidence)
-	res.Model = a.modelName(t)
+	res.Model = a.modelName(sw.q, t)
 	ms := t.ms
 	res.ModelMS = &ms
 	res.Usage = &Usage{Prompt: t.prompt, Completion: t.complete, Calls: 1}
-	res.Cost = a.cost(res.Usage)
+	res.Cost = a.cost(sw.q, res.Usage)
 	res.ReasoningStripped = t.stripped
 	res.cut(t)
 	res.Trace = newTrace(sw.steps, res.Model, t.ms)
@@ -309,9 +312,9 @@ func (a *Answerer) closeQuietly(ctx context.Context, v *vine.Vine, q *query) {
 }
 
 // modelName is the binding's model, else the one the provider named.
-func (a *Answerer) modelName(t turn) string {
-	if a.binding.Model != "" {
-		return a.binding.Model
+func (a *Answerer) modelName(q *query, t turn) string {
+	if q.bound.binding.Model != "" {
+		return q.bound.binding.Model
 	}
 	return t.model
 }
@@ -322,5 +325,5 @@ func (a *Answerer) replyCap(q *query) int {
 	if q.replyTokens > 0 {
 		return q.replyTokens
 	}
-	return a.binding.MaxTokens
+	return q.bound.binding.MaxTokens
 }

@@ -38,6 +38,9 @@ func (a *Answerer) Walk(ctx context.Context, v *vine.Vine, question string, p Pa
 	if err != nil {
 		return nil, err
 	}
+	if q.bound, err = a.bind(ctx, v); err != nil {
+		return nil, err
+	}
 	sess := session(p)
 	cctx := vine.WithSession(ctx, sess)
 	today := a.now().Format(time.DateOnly) // one reading of the clock: the prompt's date is the key's

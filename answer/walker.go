@@ -62,7 +62,7 @@ func (w *walker) run() (*Response, error) {
 		{Role: "user", Content: walkEntry(w.q.question, how, entry)},
 	}
 	for n := 1; ; n++ {
-		t, err := w.a.complete(w.ctx, w.msgs, w.a.maxTokens(w.q))
+		t, err := w.a.complete(w.ctx, w.q, w.msgs, w.a.maxTokens(w.q))
 		if err != nil {
 			return nil, err
 		}
@@ -245,13 +245,13 @@ func (w *walker) exhausted(n int, t turn) *Response {
 
 // response assembles what every ending shares.
 func (w *walker) response(n int, t turn) *Response {
-	res := &Response{Model: w.a.modelName(t), Turns: n, Hops: nonNil(w.hops), Read: w.readNodes(),
+	res := &Response{Model: w.a.modelName(w.q, t), Turns: n, Hops: nonNil(w.hops), Read: w.readNodes(),
 		ReplyTokens: w.q.replyTokens, ReasoningStripped: w.stripped}
 	ms := round3(w.modelMS)
 	res.ModelMS = &ms
 	u := w.usage
 	res.Usage = &u
-	res.Cost = w.a.cost(&u)
+	res.Cost = w.a.cost(w.q, &u)
 	res.Evidence = w.opened[:min(len(w.opened), w.q.k)]
 	res.Evidence = slices.Clone(res.Evidence)
 	res.Sources = w.sources()

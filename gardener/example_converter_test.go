@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine/gardener"
+	"github.com/monkeyllm/vine/model"
 )
 
 // recipeConverter reads a host's own ".recipe" format: a first line
@@ -102,4 +103,22 @@ func ExampleSupportedFormats() {
 	// .xlsx builtin
 	// .png builtin
 	// .xls unsupported
+}
+
+// Formats is SupportedFormats in the list form surfaces send: with a
+// vision model bound, the images are claimed via the describer, and
+// audio stays with the built-in stub.
+func ExampleFormats() {
+	vision := model.DescriberFunc(func(ctx context.Context, prompt string, img model.Image, maxTokens int) (*model.Reply, error) {
+		return &model.Reply{Content: "A harbour map.", FinishReason: "stop"}, nil
+	})
+	extras := []gardener.Converter{gardener.NewMediaDescriber(vision, nil)}
+	for _, f := range gardener.Formats(nil, extras) {
+		if f.Extension == ".png" || f.Extension == ".mp3" {
+			fmt.Printf("%s via %s\n", f.Extension, f.Via)
+		}
+	}
+	// Output:
+	// .mp3 via builtin
+	// .png via describer
 }

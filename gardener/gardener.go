@@ -5,10 +5,15 @@
 // through the audited write path, one document per commit.
 //
 // Formats are pluggable: implement Converter and register it with
-// RegisterConverter, or name a command in _meta/gardener.yaml. Curation
+// RegisterConverter, or name a command in _meta/gardener.yaml. Images
+// get a stub body unless a vision model is bound: NewMediaDescriber in
+// Options.Converters describes them and transcribes their text. Curation
 // is pluggable too: a Curator writes summaries, tags, aliases and edge
 // proposals; without one the deterministic default runs, and CurateHooks
-// may change any draft before it is planted.
+// may change any draft before it is planted. NewModelCurator makes one
+// over any Chat (adapters/llamacpp's client is one); it also writes the
+// branch summaries of Rollup, and Recurate asks it again for the scent
+// of nodes already planted.
 //
 // Every batch is a Steps iterator: construction resolves the source and
 // walks it (so a bad source fails before anything is written), and each
@@ -56,7 +61,8 @@ type Options struct {
 
 	// Converters are injected extra converters (G.2 discovery priority
 	// 3: after command hooks, before registered and built-in ones), such
-	// as a host's image describer.
+	// as a host's image describer: a vision binding is
+	// NewMediaDescriber(model, nil) here.
 	Converters []Converter
 
 	// ExplicitConverters, when not nil, are the only converters tried, in

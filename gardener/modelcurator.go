@@ -126,30 +126,51 @@ type curatorReply struct {
 	Aliases []string
 }
 
-// summarize runs up to CuratorAttempts calls, feeding each rejection
-// back, then repairs a length-only failure or falls back.
+// summarize asks for the draft's scent through the validate-and-retry
+// loop; no acceptable reply keeps the derived summary (a fallback).
 func (c *ModelCurator) summarize(ctx context.Context, in CurateInput, out *CurateOutput) error {
-	st := &out.Stats
 	msgs := []Message{
 		{Role: "system", Content: curatorSystemPrompt(in)},
 		{Role: "user", Content: curatorUserMessage(in.Title, in.Body)},
 	}
+	reply, err := c.validated(ctx, msgs, curatorJudge, curatorRetryMessage, &out.Stats)
+	if err != nil {
+		return err
+	}
+	if reply == nil {
+		out.Stats.Fallbacks++
+		return nil
+	}
+	curatorAccept(out, reply)
+	return nil
+}
+
+// curatorJudgeFunc parses and validates one reply; lengthOnly marks a
+// summary whose only fault is its length.
+type curatorJudgeFunc func(text string) (r *curatorReply, lengthOnly bool, err error)
+
+// validated runs up to CuratorAttempts calls, feeding each rejection
+// back with retry's message, then repairs the last reply that failed on
+// length alone (st.Repaired). A nil reply means no acceptable one: a
+// transport error (st.TransportErrors, at once) or replies the judge
+// refused; the caller counts that fallback in its own terms. Only a
+// cancelled context is an error.
+func (c *ModelCurator) validated(ctx context.Context, msgs []Message, judge curatorJudgeFunc,
+	retry func(error) string, st *CurateStats) (*curatorReply, error) {
 	var tooLong *curatorReply // the last reply that failed on length alone
 	for attempt := 1; attempt <= CuratorAttempts; attempt++ {
 		text, err := c.ask(ctx, msgs)
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
 			st.TransportErrors++
 			st.LastError = curatorClip(err.Error(), curatorLastErrorMax)
-			st.Fallbacks++
-			return nil
+			return nil, nil
 		}
-		reply, lengthOnly, reject := curatorJudge(text)
+		reply, lengthOnly, reject := judge(text)
 		if reject == nil {
-			curatorAccept(out, reply)
-			return nil
+			return reply, nil
 		}
 		st.LastReject = reject.Error()
 		st.LastReply = curatorClip(text, curatorLastReplyMax)
@@ -159,19 +180,24 @@ func (c *ModelCurator) summarize(ctx context.Context, in CurateInput, out *Curat
 		if attempt < CuratorAttempts {
 			st.Retries++
 			msgs = append(msgs, Message{Role: "assistant", Content: text},
-				Message{Role: "user", Content: curatorRetryMessage(reject)})
+				Message{Role: "user", Content: retry(reject)})
 		}
 	}
 	if tooLong != nil {
 		tooLong.Summary = curatorFit(tooLong.Summary)
-		if forest.ValidateSummary(tooLong.Summary) == nil {
-			curatorAccept(out, tooLong)
+		if _, _, err := judge(curatorReplyJSON(tooLong.Summary)); err == nil {
 			st.Repaired++
-			return nil
+			return tooLong, nil
 		}
 	}
-	st.Fallbacks++
-	return nil
+	return nil, nil
+}
+
+// curatorReplyJSON is summary as the reply the judges expect, so a
+// repaired summary is held to every rule the judge applies.
+func curatorReplyJSON(summary string) string {
+	b, _ := json.Marshal(map[string]string{"summary": summary})
+	return string(b)
 }
 
 // ask makes one call. A reply cut at the token limit is handed on as

@@ -69,16 +69,22 @@ func (r *run) plantNew(ctx context.Context, f *sourceFile) error {
 	return nil
 }
 
+// claimants are the converters of ext in the order this run tries
+// them: an explicit list, else discovery.
+func (r *run) claimants(ext string) []claimant {
+	if r.c.opt.ExplicitConverters != nil {
+		return listClaimants(r.c.opt.ExplicitConverters, ext)
+	}
+	return claimants(r.cfg.Converters, r.c.opt.Converters, ext, r.c.opt.Limits)
+}
+
 // convert runs the convert stage: claimants in discovery order with
 // fallthrough (G.2). who names the file in report lines (the source path,
 // or the id on refreshes that lost their converter). A nil conversion
 // means the step is settled (unsupported or an error line) unless the
 // returned error is the context's.
 func (r *run) convert(ctx context.Context, f *sourceFile, who string) (*Conversion, error) {
-	cl := claimants(r.cfg.Converters, r.c.opt.Converters, f.ext, r.c.opt.Limits)
-	if r.c.opt.ExplicitConverters != nil {
-		cl = listClaimants(r.c.opt.ExplicitConverters, f.ext)
-	}
+	cl := r.claimants(f.ext)
 	if len(cl) == 0 {
 		r.report.Unsupported = append(r.report.Unsupported, who)
 		return nil, nil

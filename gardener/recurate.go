@@ -14,10 +14,15 @@ import (
 	"github.com/monkeyllm/vine/gitops"
 )
 
-// RecurateReport is what RecurateAliases changed.
+// RecurateReport is what a recurate changed: the nodes committed, the
+// aliases and tags that did not fit, and for scent the nodes planned
+// (the bill) and what curation did.
 type RecurateReport struct {
-	Updated        []string `json:"updated"`
-	AliasesClipped int      `json:"aliases_clipped"`
+	Updated        []string      `json:"updated"`
+	AliasesClipped int           `json:"aliases_clipped"`
+	TagsDropped    int           `json:"tags_dropped"`
+	Planned        int           `json:"planned"`
+	Curation       CurationStats `json:"curation"`
 }
 
 // RecurateAliases backfills derived aliases on every ingested passport

@@ -61,6 +61,14 @@ func (r *run) settle(ctx context.Context, f *sourceFile, p passport) error {
 		r.fail(p.id, err)
 		return nil
 	}
+	if r.stubbed(n, f) {
+		return r.describeStub(ctx, f, p, n)
+	}
+	return r.settleNode(ctx, f, p, n)
+}
+
+// settleNode is settle once the passport n is read.
+func (r *run) settleNode(ctx context.Context, f *sourceFile, p passport, n *forest.Node) error {
 	changed, clipped := r.backfill(n, f)
 	r.report.AliasesClipped += clipped
 	if len(changed) == 0 {
@@ -69,7 +77,7 @@ func (r *run) settle(ctx context.Context, f *sourceFile, p passport) error {
 		return nil
 	}
 	subject := gitops.GardenerBackfillSubject(changed[0], p.id)
-	err = r.sink.rewrite(context.WithoutCancel(ctx), p.id, subject, func(n *forest.Node) error {
+	err := r.sink.rewrite(context.WithoutCancel(ctx), p.id, subject, func(n *forest.Node) error {
 		r.backfill(n, f)
 		return nil
 	})
@@ -96,6 +104,12 @@ func (r *run) refresh(ctx context.Context, f *sourceFile, p passport) error {
 	if conv == nil {
 		return err
 	}
+	return r.refreshWith(ctx, f, p, n, conv)
+}
+
+// refreshWith is refresh once the passport n is read and its source
+// converted to conv.
+func (r *run) refreshWith(ctx context.Context, f *sourceFile, p passport, n *forest.Node, conv *Conversion) error {
 	rf, err := r.prepareRefresh(ctx, f, n, conv)
 	if cerr := ctx.Err(); cerr != nil {
 		if rf != nil && rf.fresh != "" {

@@ -226,8 +226,8 @@ func safeString(s fmt.Stringer) (name string) {
 // SupportedFormats answers "what can this forest ingest": for every
 // extension some converter claims, the origin of the one tried first —
 // "hook" over "ext:<id>" over "describer" over "plugin:<name>" over
-// "builtin". Surfaces render their format lists from it, never from a
-// constant list.
+// "builtin". Surfaces render their format lists from it (or from
+// Formats, the same answer as a list), never from a constant list.
 func SupportedFormats(hooks map[string]string, extras []Converter) map[string]string {
 	formats := map[string]string{}
 	for _, c := range discovery(hooks, extras, Limits{}) {
@@ -238,6 +238,25 @@ func SupportedFormats(hooks map[string]string, extras []Converter) map[string]st
 		}
 	}
 	return formats
+}
+
+// Format is one extension a forest can ingest and who claims it, as the
+// spec's supported_formats lists it ({extension, via}).
+type Format struct {
+	Extension string `json:"extension"` // lowercase, with the dot
+	Via       string `json:"via"`       // the origin of the claimant tried first
+}
+
+// Formats is SupportedFormats as the list surfaces send
+// (formats: [{extension, via}]), in extension order so two answers over
+// the same converters are the same bytes.
+func Formats(hooks map[string]string, extras []Converter) []Format {
+	by := SupportedFormats(hooks, extras)
+	out := make([]Format, 0, len(by))
+	for _, ext := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, Format{Extension: ext, Via: by[ext]})
+	}
+	return out
 }
 
 // convertWith runs the claimants in order until one succeeds (fallthrough,

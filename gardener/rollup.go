@@ -58,7 +58,8 @@ type RollupReport struct {
 // which carries it into the parent's entry; an unchanged summary writes
 // nothing. It never creates nodes or links and never touches a body.
 // Adapters run it at the end of a batch when a model is bound and the
-// batch was not cancelled.
+// batch was not cancelled. Options.Progress hears every branch as
+// vine.Progress{Op: "rollup"}.
 func (g *Gardener) Rollup(ctx context.Context, opt RollupOptions) (*RollupReport, error) {
 	if err := g.c.writable("rollup"); err != nil {
 		return nil, err
@@ -72,12 +73,15 @@ func (g *Gardener) Rollup(ctx context.Context, opt RollupOptions) (*RollupReport
 		return nil, err
 	}
 	rep := &RollupReport{}
-	for _, id := range ids {
+	for i, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		if err := g.c.rollOne(ctx, id, cfg.Directives, rep); err != nil {
 			return rep, err
+		}
+		if g.c.opt.Progress != nil {
+			g.c.opt.Progress(vine.Progress{Op: "rollup", Done: i + 1, Total: len(ids)})
 		}
 	}
 	return rep, nil

@@ -95,6 +95,7 @@ var subjectShapes = []shape{
 	{lit("ranger(promote): "), idSlot, lit(" "), wordSlot, lit("->"), idSlot, lit(" "), wordSlot},
 	{lit("ranger(prune): "), idSlot, lit(" "), wordSlot, lit("->"), idSlot},
 	{lit(RangerLandmarksSubject)},
+	{lit("links("), oneOf("accept", "reject"), lit("): "), idSlot, lit(" "), wordSlot, lit("->"), idSlot},
 }
 
 // Bounds of reading one subject against one shape: past maxReadings the

@@ -58,6 +58,8 @@ func TestRedactSubject(t *testing.T) {
 		{"ranger prune visible", RangerPruneSubject(vis, "related-to", vis2), "ranger(prune): sales/x related-to->sales/y"},
 		{"ranger prune to hidden", RangerPruneSubject(vis, "related-to", hid), "ranger(prune): sales/x related-to-><hidden>"},
 		{"ranger landmarks", RangerLandmarksSubject, "ranger(landmarks): refresh"},
+		{"link vote visible", LinkVoteSubject("accept", vis, "related-to", vis2), "links(accept): sales/x related-to->sales/y"},
+		{"link vote to hidden", LinkVoteSubject("reject", vis, "related-to", hid), "links(reject): sales/x related-to-><hidden>"},
 		{"ids with digits and marks", TransplantSubject("people/2026_q1-x/a", "sales/2026_q1-x/a"), "transplant(<hidden> -> sales/2026_q1-x/a)"},
 		{"hand commit", "Move " + hid + " to " + vis + " by hand", "Move <hidden> to sales/x by hand"},
 		{"hand merge", "Merge branch '" + hid2 + "'", "Merge branch '<hidden>'"},
@@ -95,6 +97,7 @@ func TestEverySubjectWriterHasAShape(t *testing.T) {
 		TransplantSubject("a/b", "c/d"), GardenerSyncSubject("a/b"), GardenerBackfillSubject("aliases", "a/b"),
 		RecurateSubject("aliases", "a/b"), RangerPromoteSubject("a/b", "author", "c/d", 0.9),
 		RangerPruneSubject("a/b", "author", "c/d"), RangerLandmarksSubject,
+		LinkVoteSubject("accept", "a/b", "related-to", "c/d"), LinkVoteSubject("reject", "a/b", "related-to", "c/d"),
 	} {
 		sh, readings, complete := firstShape(subject)
 		assert.NotNil(t, sh, subject)

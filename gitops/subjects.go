@@ -77,6 +77,13 @@ func RangerPruneSubject(id, rel, target string) string {
 	return "ranger(prune): " + oneLine(id) + " " + oneLine(rel) + "->" + oneLine(target)
 }
 
+// LinkVoteSubject: `links(<vote>): <id> <rel>-><target>`, a person's
+// vote on a proposed link (H.2.1), vote "accept" or "reject"; the
+// subject spec 07 §8 suggests, through the Ranger's rewrite.
+func LinkVoteSubject(vote, id, rel, target string) string {
+	return "links(" + oneLine(vote) + "): " + oneLine(id) + " " + oneLine(rel) + "->" + oneLine(target)
+}
+
 // RangerLandmarksSubject is the Landmarks refresh's subject.
 const RangerLandmarksSubject = "ranger(landmarks): refresh"
 

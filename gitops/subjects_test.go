@@ -31,6 +31,7 @@ func TestSubjects(t *testing.T) {
 		{RangerPromoteSubject("concepts/a", "related-to", "concepts/b", 1), "ranger(promote): concepts/a related-to->concepts/b 1"},
 		{RangerPruneSubject("concepts/a", "related-to", "concepts/b"), "ranger(prune): concepts/a related-to->concepts/b"},
 		{RangerLandmarksSubject, "ranger(landmarks): refresh"},
+		{LinkVoteSubject("accept", "concepts/a", "related-to", "concepts/b"), "links(accept): concepts/a related-to->concepts/b"},
 		// A title never breaks the subject onto two lines.
 		{PlantSubject("a", "Line one\r\nline two\tend", "agent"), "plant(a): Line one line two end [source=agent]"},
 	} {

@@ -37,3 +37,19 @@ func ExampleFunc() {
 	// true length
 	// true
 }
+
+// DescriberFunc turns a function into a vision model: the test double of
+// the describer that turns an image into a node body (G.5.1). A provider
+// sends the image as its data URL.
+func ExampleDescriberFunc() {
+	var d model.Describer = model.DescriberFunc(func(ctx context.Context, prompt string, img model.Image, maxTokens int) (*model.Reply, error) {
+		return &model.Reply{Content: "A slide titled Tide tables (" + img.MIME + ").", FinishReason: "stop"}, nil
+	})
+	img := model.Image{MIME: "image/png", Data: []byte("\x89PNG")}
+	r, _ := d.Describe(context.Background(), "What does this image show?", img, 600)
+	fmt.Println(r.Content)
+	fmt.Println(img.DataURL())
+	// Output:
+	// A slide titled Tide tables (image/png).
+	// data:image/png;base64,iVBORw==
+}

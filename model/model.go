@@ -8,7 +8,9 @@
 // consumers (gardener's curator, the answer composite) depend on it alone,
 // as database/sql depends on database/sql/driver.
 //
-// A provider implements [Model]; a function can stand in through [Func]:
+// A provider implements [Model] for chat and [Describer] for a vision
+// model shown an [Image]; a function can stand in through [Func] or
+// [DescriberFunc]:
 //
 //	var echo model.Func = func(ctx context.Context, msgs []model.Message, max int) (*model.Reply, error) {
 //		return &model.Reply{Content: msgs[len(msgs)-1].Content, FinishReason: "stop"}, nil

@@ -15,6 +15,14 @@
 // 1.0, or touches a structural link. Health is read-only: it writes
 // nothing, not even heat.
 //
+// A person votes on the links that are only proposals (H.2.1):
+// [Ranger.AcceptLink] sets a proposal's confidence to 1.0, out of the
+// sweep's reach for good, and [Ranger.RejectLink] removes it, both
+// through the same audited rewrite as the sweep, committed as
+// "links(accept|reject): <id> <rel>-><target>" with the voter's principal
+// trailer when the context carries one. No model may vote: the MCP
+// adapter registers no vote tool.
+//
 // Thresholds come from _meta/ranger.yaml (see Config); the clock is
 // injectable for tests that move time.
 package ranger

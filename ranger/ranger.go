@@ -29,6 +29,7 @@ type Ranger struct {
 	now      func() time.Time
 	progress func(vine.Progress)
 	gc       bool
+	scope    Scope
 	runs     sync.Mutex
 }
 
@@ -40,6 +41,7 @@ type options struct {
 	cfg      *Config
 	progress func(vine.Progress)
 	noGC     bool
+	scope    Scope
 }
 
 // WithClock sets the clock evaporation measures elapsed time with. Dates
@@ -57,6 +59,17 @@ func WithProgress(fn func(vine.Progress)) Option { return func(o *options) { o.p
 // WithoutGC makes Run skip git maintenance and report GCSkipped, for hosts
 // that schedule it themselves.
 func WithoutGC() Option { return func(o *options) { o.noGC = true } }
+
+// Scope says which nodes a voter may touch; a *vine.Scoped satisfies it.
+type Scope interface {
+	InScope(id string) bool
+}
+
+// WithScope limits the votes (AcceptLink, RejectLink, Vote) to the nodes
+// s holds: a vote on a node outside it answers as a link that is not
+// there, so a vote is no oracle for hidden nodes. The Ranger's own sweep
+// is operator work and always sees the whole forest.
+func WithScope(s Scope) Option { return func(o *options) { o.scope = s } }
 
 // New returns a Ranger for v. Its thresholds come from the forest's
 // _meta/ranger.yaml unless WithConfig gives them; a malformed file is
@@ -82,7 +95,7 @@ func New(v *vine.Vine, opts ...Option) (*Ranger, error) {
 	if progress == nil {
 		progress = func(vine.Progress) {}
 	}
-	return &Ranger{v: v, cfg: cfg, now: o.now, progress: progress, gc: !o.noGC}, nil
+	return &Ranger{v: v, cfg: cfg, now: o.now, progress: progress, gc: !o.noGC, scope: o.scope}, nil
 }
 
 // Config is the configuration the Ranger runs with.

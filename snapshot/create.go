@@ -48,8 +48,21 @@ type CreateOptions struct {
 	// Now stamps the file name; nil means time.Now.
 	Now func() time.Time
 	// Progress, when set, receives "bundle" (0/1, then 1/1) and
-	// "payloads" (files packed of all) from the working goroutine.
+	// "payloads" (files packed of all) from the working goroutine, then
+	// "upload" (bytes sent of the file's size) when To is set.
 	Progress func(vine.Progress)
+	// To, when set, is a URI the finished file is also sent to (I.5,
+	// `--to`): file:///DIR/ or s3://BUCKET/PREFIX/ (a trailing slash, a
+	// bare bucket or an existing directory receive the file under its
+	// own name; anything else names the object). Its scheme must be one
+	// Targets serves, else E_SCHEMA before anything is written; a
+	// file:// target inside the forest is refused as OutDir is. The file
+	// in OutDir is kept either way.
+	To string
+	// Targets serve the schemes of To; nil means DefaultTargets (file://
+	// only). An S3 store is reached through an [S3Target] the caller
+	// configures, credentials included.
+	Targets Targets
 }
 
 // Created is the result of Create (I.3).
@@ -67,26 +80,51 @@ type Created struct {
 	// travel (a component starting with a dot, a backslash, colon or
 	// percent sign, ...): Restore would refuse them.
 	Skipped []string `json:"skipped,omitempty"`
+	// Uploaded is the URI the file was sent to, when CreateOptions.To
+	// was set.
+	Uploaded string `json:"uploaded,omitempty"`
 }
 
 // Create writes a snapshot of the forest at forestDir: the git history of
 // every ref as a bundle, the local payloads, and a README naming the
-// commands that open it without this program.
+// commands that open it without this program. With CreateOptions.To it
+// then sends the file to that URI, after the forest's lock is released.
 //
 // It holds the forest's writer lock while it reads, so bundle and payloads
 // are one consistent cut; a forest that another writer holds answers
 // E_LOCKED. A directory that is not a forest's git repository is E_SCHEMA,
 // as is an OutDir inside the forest. The file appears whole or not at all:
-// it is written under a scratch name and renamed when complete.
+// it is written under a scratch name and renamed when complete. A failed
+// upload is an error that names the local file, which is kept.
 func Create(ctx context.Context, forestDir string, opts CreateOptions) (*Created, error) {
 	root, err := forestRoot(forestDir)
 	if err != nil {
 		return nil, err
 	}
+	var target Target
+	if opts.To != "" {
+		if target, err = pickTarget(root, opts); err != nil {
+			return nil, err
+		}
+	}
 	out, err := outDir(root, opts.OutDir)
 	if err != nil {
 		return nil, err
 	}
+	res, err := pack(ctx, root, out, opts)
+	if err != nil || target == nil {
+		return res, err
+	}
+	dest := targetURI(opts.To, filepath.Base(res.File))
+	if err := upload(ctx, target, res.File, dest, res.Bytes, opts.Progress); err != nil {
+		return nil, err
+	}
+	res.Uploaded = dest
+	return res, nil
+}
+
+// pack writes the .forest file into out under the forest's writer lock.
+func pack(ctx context.Context, root, out string, opts CreateOptions) (*Created, error) {
 	lock, err := forest.AcquireLockWait(ctx, root, opts.LockWait)
 	if err != nil {
 		return nil, err

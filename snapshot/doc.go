@@ -18,4 +18,8 @@
 // scratch directory beside the target that becomes the forest by one
 // rename only once bundle and payloads are in. A refused or failed restore
 // leaves no forest behind.
+//
+// [CreateOptions].To sends the finished file on to a [Target]: file://
+// ([FileTarget]) or s3:// ([S3Target], configured by the caller; this
+// package reads no environment and no credential chain).
 package snapshot

@@ -19,12 +19,12 @@ import (
 type Reply = model.Reply
 
 type chatRequest struct {
-	Model         string          `json:"model"`
-	Messages      []model.Message `json:"messages"`
-	MaxTokens     int             `json:"max_tokens,omitempty"`
-	Temperature   float64         `json:"temperature"`
-	Stream        bool            `json:"stream"`
-	StreamOptions streamOptions   `json:"stream_options"`
+	Model         string        `json:"model"`
+	Messages      any           `json:"messages"` // []model.Message, or []partsMessage for vision
+	MaxTokens     int           `json:"max_tokens,omitempty"`
+	Temperature   float64       `json:"temperature"`
+	Stream        bool          `json:"stream"`
+	StreamOptions streamOptions `json:"stream_options"`
 }
 
 type streamOptions struct {
@@ -61,6 +61,12 @@ type chunkChoice struct {
 // stream and comes back with Truncated set. maxTokens ≤ 0 leaves the
 // server's default.
 func (c *Client) Complete(ctx context.Context, msgs []model.Message, maxTokens int) (*Reply, error) {
+	return c.complete(ctx, msgs, maxTokens)
+}
+
+// complete sends messages of either shape and reads the reply, as
+// Complete describes.
+func (c *Client) complete(ctx context.Context, msgs any, maxTokens int) (*Reply, error) {
 	x, err := c.post(ctx, "chat", "/chat/completions", chatRequest{
 		Model: c.model, Messages: msgs, MaxTokens: max(0, maxTokens), Temperature: c.temperature,
 		Stream: true, StreamOptions: streamOptions{IncludeUsage: true},

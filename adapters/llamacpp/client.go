@@ -17,8 +17,9 @@
 // context. A server or proxy that ignores stream: true and answers one
 // application/json completion is read as a whole reply.
 //
-// Client implements embed.Embedder and gardener.Chat, so one server can
-// back the Gauntlet and the model Curator:
+// Client implements embed.Embedder, gardener.Chat and model.Describer
+// (the image as a data URL content part), so one server can back the
+// Gauntlet, the model Curator and the media describer:
 //
 //	c, err := llamacpp.New("http://127.0.0.1:8080/v1", "qwen3-4b")
 //	curator := gardener.NewModelCurator(c)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,27 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/recordtest"
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
-
-type trail struct {
-	mu   sync.Mutex
-	rows []record.Call
-}
-
-func (tr *trail) Record(_ context.Context, c record.Call) {
-	tr.mu.Lock()
-	tr.rows = append(tr.rows, c)
-	tr.mu.Unlock()
-}
-
-func (tr *trail) all() []record.Call {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return append([]record.Call(nil), tr.rows...)
-}
 
 // TestAuditOneRowPerToolCall sends N tool calls on a forest over
 // streamable HTTP, refusals included, and expects exactly N rows with
@@ -50,7 +33,7 @@ func TestAuditOneRowPerToolCall(t *testing.T) {
 		"mk_ops": {Name: "ops", Grants: map[string]vine.Policy{"mare-alta": {Allow: []string{"operations/"}, Caps: []vine.Capability{vine.CapRead}}}},
 		"mk_w":   {Name: "writer", Grants: map[string]vine.Policy{"mare-alta": {Allow: []string{""}, Caps: all}}},
 	}
-	tr := &trail{}
+	tr := &recordtest.Trail{}
 	srv := httptest.NewServer(mcp.Handler(reg, &mcp.Options{Keys: table, AllowedHosts: []string{"*"}, Recorder: tr}))
 	t.Cleanup(srv.Close)
 	connect := func(key string) *sdk.ClientSession {
@@ -94,7 +77,7 @@ func TestAuditOneRowPerToolCall(t *testing.T) {
 		if c.want != nil {
 			n++
 		}
-		rows := tr.all()
+		rows := tr.All()
 		require.Len(t, rows, n, "%s: one row per call on a forest, recorded before the result is sent", c.name)
 		if c.want == nil {
 			continue
@@ -114,5 +97,5 @@ func TestAuditOneRowPerToolCall(t *testing.T) {
 	entries := h["entries"].([]any)
 	require.NotEmpty(t, entries)
 	assert.Equal(t, "writer", entries[0].(map[string]any)["by"], "a keyed write carries its principal")
-	assert.Equal(t, tr.all()[5].CommitSHA, entries[0].(map[string]any)["commit"], "the row names the write's commit")
+	assert.Equal(t, tr.All()[5].CommitSHA, entries[0].(map[string]any)["commit"], "the row names the write's commit")
 }

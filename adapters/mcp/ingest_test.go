@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/recordtest"
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/internal/testforest"
@@ -176,11 +177,11 @@ func TestIngestServedWhenConfigured(t *testing.T) {
 // its row at once. A batch that does not wait answers its running job.
 func TestIngestAuditAtFinish(t *testing.T) {
 	dir, _ := testforest.Fixture(t)
-	tr := &trail{}
+	tr := &recordtest.Trail{}
 	cs, _ := serve(t, dir, nil, &mcp.Options{Recorder: tr, Ingest: &mcp.IngestOptions{}})
 	job := answer(t, call(t, cs, "ingest", map[string]any{"files": notes(2)}))["job"].(map[string]any)
 	refusal(t, call(t, cs, "ingest", map[string]any{"mode": "sync", "files": notes(1)}), vine.ESchema)
-	rows := tr.all()
+	rows := tr.All()
 	require.Len(t, rows, 2)
 	assert.Equal(t, "ingest", rows[0].Primitive)
 	assert.Equal(t, record.OK, rows[0].Result)

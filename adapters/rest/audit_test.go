@@ -3,45 +3,26 @@
 package rest_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/adapters/internal/recordtest"
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
 )
-
-// trail collects the rows a surface records.
-type trail struct {
-	mu   sync.Mutex
-	rows []record.Call
-}
-
-func (tr *trail) Record(_ context.Context, c record.Call) {
-	tr.mu.Lock()
-	tr.rows = append(tr.rows, c)
-	tr.mu.Unlock()
-}
-
-func (tr *trail) all() []record.Call {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return append([]record.Call(nil), tr.rows...)
-}
 
 // TestAuditOneRowPerScopedCall sends N scoped calls over REST, refusals
 // included, and expects exactly N rows in order, each with the fields
 // the call decided (spec 09 §9); a request refused before it names a
 // principal writes none.
 func TestAuditOneRowPerScopedCall(t *testing.T) {
-	tr := &trail{}
+	tr := &recordtest.Trail{}
 	st := newStation(t, func(o *rest.Options) { o.Recorder = tr })
 	plantBody := `{"node":{"id":"concepts/audited","type":"concept","title":"Audited","summary":"A planted node.","parent":"concepts/_index","body":"secret body"}}`
 	type want struct {
@@ -99,11 +80,11 @@ func TestAuditOneRowPerScopedCall(t *testing.T) {
 		if c.want != nil {
 			wants = append(wants, c.want)
 		}
-		require.Len(t, tr.all(), len(wants), "%s: one row per scoped call, recorded once the response is out", c.name)
+		require.Len(t, tr.All(), len(wants), "%s: one row per scoped call, recorded once the response is out", c.name)
 		if c.want == nil {
 			continue
 		}
-		row := tr.all()[len(wants)-1]
+		row := tr.All()[len(wants)-1]
 		w := c.want
 		assert.Equal(t, w.principal, row.Principal, c.name)
 		assert.Equal(t, w.forest, row.Forest, c.name)
@@ -121,7 +102,7 @@ func TestAuditOneRowPerScopedCall(t *testing.T) {
 		}
 		assert.NotContains(t, row.Args.String(), "secret body", c.name)
 	}
-	rows := tr.all()
+	rows := tr.All()
 	job := rows[9]
 	assert.Regexp(t, `^ing-[0-9a-f]{8}$`, job.Args["job"], "the job id is in the digest")
 	assert.NotEmpty(t, job.Args["commit_before"], "with the commit range")

@@ -38,6 +38,11 @@ func (s *Server) NoEndpoint(w http.ResponseWriter, r *http.Request) { s.noEndpoi
 // error that is no envelope is E_INTERNAL, its detail logged.
 func (s *Server) Refuse(w http.ResponseWriter, op string, err error) { s.refuse(w, op, err) }
 
+// Reopen closes forest's read-only instances; the next read opens them
+// again, so a host's per-forest settings applied when a forest opens
+// (vine.Options.Opened) reach the readers too.
+func (s *Server) Reopen(forest string) error { return s.lanes.reset(forest) }
+
 // RefuseWith answers the envelope e with an explicit status, for the
 // refusals whose status is not their code's (a failed login is 401
 // E_FORBIDDEN, a closed door's window 429 E_FORBIDDEN).
@@ -64,16 +69,30 @@ func (s *Server) withHealthFields(r *http.Request, rep any) any {
 	if s.opt.HealthFields == nil {
 		return rep
 	}
+	return withFields(rep, s.opt.HealthFields(r))
+}
+
+// withFields is the JSON object rep with fields added; rep itself when it
+// does not render as an object.
+func withFields(rep any, fields map[string]any) any {
 	data, err := json.Marshal(rep)
 	if err != nil {
 		return rep
 	}
 	var m map[string]any
-	if json.Unmarshal(data, &m) != nil {
+	if json.Unmarshal(data, &m) != nil || m == nil {
 		return rep
 	}
-	for k, v := range s.opt.HealthFields(r) {
+	for k, v := range fields {
 		m[k] = v
 	}
 	return m
+}
+
+// GauntletSwitch is a host's per-forest switch of the Gauntlet (09 §12,
+// forest_settings.gauntlet in the Station): off, the forest's instances
+// run without an embedder.
+type GauntletSwitch interface {
+	GauntletEnabled(ctx context.Context, forest string) (bool, error)
+	SetGauntlet(ctx context.Context, forest string, enabled bool) error
 }

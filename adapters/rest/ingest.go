@@ -130,7 +130,12 @@ func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.S
 			break
 		}
 	}
-	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Commit: ingestreq.Head(dir)}
+	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Bound: s.curatorBound()}
+	if state == jobDone {
+		rep.Rollup = s.rollUp(ctx, forestID, rep.IngestReport)
+	}
+	rep.Commit = ingestreq.Head(dir)
+	rep.Curated = rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0
 	finished := ingestreq.Stamp(time.Now())
 	j.update(func(v *jobView) { v.State, v.Finished, v.Report, v.Error = state, finished, rep, failure })
 }

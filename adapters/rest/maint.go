@@ -385,6 +385,7 @@ var canopySignature = vine.Signature{
 	Params: []vine.Param{
 		{Name: "forest", Type: vine.TString, Required: true, Doc: "the forest whose dense layer to build"},
 		{Name: "refresh", Type: vine.TBoolean, Doc: "embed only the stale nodes instead of a full build"},
+		{Name: "enabled", Type: vine.TBoolean, Doc: "switch the forest's Gauntlet on or off instead of building (a host that keeps the switch)"},
 	},
 }
 
@@ -404,6 +405,50 @@ func (s *Server) canopyStatus(w http.ResponseWriter, r *http.Request) {
 		st, err = v.CanopyStatus(ctx)
 		return err
 	})
+	if err == nil {
+		st, err = s.withGauntlet(ctx, id, st)
+	}
+	if err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	s.writeJSON(w, op, http.StatusOK, st)
+}
+
+// withGauntlet adds the forest's Gauntlet switch to a canopy status as
+// "enabled": the host's when it keeps one, else on.
+func (s *Server) withGauntlet(ctx context.Context, forest string, st any) (any, error) {
+	on := true
+	if s.opt.Gauntlet != nil {
+		var err error
+		if on, err = s.opt.Gauntlet.GauntletEnabled(ctx, forest); err != nil {
+			return nil, err
+		}
+	}
+	return withFields(st, map[string]any{"enabled": on}), nil
+}
+
+// switchGauntlet serves POST /v1/admin/canopy {forest, enabled}.
+func (s *Server) switchGauntlet(ctx context.Context, w http.ResponseWriter, id string, on bool) {
+	const op = "canopy"
+	if s.opt.Gauntlet == nil {
+		s.refuse(w, op, envelope.New(envelope.Schema, "this server keeps no Gauntlet switch",
+			"run the Station, or bind no embedder to run without the Gauntlet"))
+		return
+	}
+	if err := s.opt.Gauntlet.SetGauntlet(ctx, id, on); err != nil {
+		s.refuse(w, op, err)
+		return
+	}
+	var st any
+	err := s.on(ctx, callerOf(ctx), id, true, func(v *vine.Vine) error {
+		var err error
+		st, err = v.CanopyStatus(ctx)
+		return err
+	})
+	if err == nil {
+		st, err = s.withGauntlet(ctx, id, st)
+	}
 	if err != nil {
 		s.refuse(w, op, err)
 		return
@@ -414,6 +459,7 @@ func (s *Server) canopyStatus(w http.ResponseWriter, r *http.Request) {
 // canopyBuild serves POST /v1/admin/canopy {forest, refresh?} (J.13.4):
 // a full build, or a refresh of the stale nodes, on the writer lane
 // while the caller waits; the readers then reopen to see the new index.
+// With enabled it sets the Gauntlet switch instead (09 §12).
 func (s *Server) canopyBuild(w http.ResponseWriter, r *http.Request) {
 	const op = "canopy"
 	a, ok := s.postArgs(w, r, op, canopySignature, nil)
@@ -425,6 +471,10 @@ func (s *Server) canopyBuild(w http.ResponseWriter, r *http.Request) {
 	id, _, err := s.maintForest(ctx, op, a.String("forest"), gateAdmin)
 	if err != nil {
 		s.refuse(w, op, err)
+		return
+	}
+	if a.Has("enabled") {
+		s.switchGauntlet(ctx, w, id, a.Bool("enabled"))
 		return
 	}
 	var out any

@@ -57,6 +57,8 @@ func TestMaintenanceGates(t *testing.T) {
 		{"download is the owner's", "GET", "/v1/admin/snapshots/" + forestID + "/x.forest", keyPartAdmin, "", 403, vine.EForbidden, "owner"},
 		{"unlock needs admin", "POST", "/v1/admin/unlock", keyRead, `{"forest":"` + forestID + `"}`, 403, vine.EForbidden, "admin"},
 		{"canopy without an embedder", "POST", "/v1/admin/canopy", keyFull, `{"forest":"` + forestID + `"}`, 400, vine.ESchema, "no embedding model is bound"},
+		{"no host keeps the Gauntlet switch", "POST", "/v1/admin/canopy", keyFull, `{"forest":"` + forestID + `","enabled":false}`, 400, vine.ESchema, "this server keeps no Gauntlet switch"},
+		{"the switch is a boolean", "POST", "/v1/admin/canopy", keyFull, `{"forest":"` + forestID + `","enabled":"off"}`, 400, vine.ESchema, "enabled"},
 	}
 	testforest.Unchanged(t, st.dir, func() {
 		for _, c := range cases {
@@ -78,6 +80,7 @@ func TestMaintenanceReadsAnswer(t *testing.T) {
 		c := st.do("GET", "/v1/admin/canopy"+q, keyPartAdmin, "")
 		require.Equal(t, http.StatusOK, c.status, c.body)
 		assert.Contains(t, c.body, `"state":"no-embedder"`)
+		assert.Contains(t, c.body, `"enabled":true`, "no host switch: the Gauntlet is never switched off")
 	})
 }
 

@@ -118,12 +118,18 @@ func routeOp(rt route) doc {
 	if !rt.auth {
 		op["security"] = []any{}
 	}
-	if rt.op == "reindex" {
-		schema, _ := json.Marshal(wire.InputSchema(reindexSignature, wire.ForestNone))
+	if rt.op == "link-vote" {
+		op["requestBody"] = doc{"required": true, "content": jsonContent(linkVoteSchema)}
+	}
+	if sig, ok := adminBodies[rt.op]; ok {
+		schema, _ := json.Marshal(wire.InputSchema(sig, wire.ForestNone))
 		op["requestBody"] = doc{"required": true, "content": doc{"application/json": doc{"schema": json.RawMessage(schema)}}}
 	}
 	return op
 }
+
+// adminBodies are the admin routes whose JSON body is a signature.
+var adminBodies = map[string]vine.Signature{"reindex": reindexSignature, "recurate": recurateSignature}
 
 var paramDocs = map[string]string{
 	"forest": "a forest id from GET /v1/forests",

@@ -18,7 +18,10 @@
 //	POST /v1/forests/{forest}/ingest            202 {job} + Location, or wait: true
 //	GET  /v1/forests/{forest}/ingest            source, can_sync, host_paths, formats
 //	GET  /v1/forests/{forest}/jobs[/{job}]      ?after=<next> pages; POST …/jobs/{job}/cancel
+//	GET  /v1/forests/{forest}/links             the proposals a person may vote on (?limit=)
+//	POST /v1/forests/{forest}/links/vote        {votes:[{id,rel,target,vote}]}: accept or reject proposals
 //	POST /v1/admin/reindex                      {forest}
+//	POST /v1/admin/recurate                     {forest, derive}
 //
 // Before any route, every request but GET /v1/health passes the guard
 // the MCP mount stands behind (Options.AllowedHosts): a Host not allowed
@@ -98,6 +101,12 @@ type Options struct {
 	// each opening that forest lazily. Nil is the single lane: reads run
 	// on the served Registry's own instance, as writes do.
 	OpenReader func() (*vine.Registry, error)
+
+	// Gauntlet, when set, keeps each forest's Gauntlet switch: POST
+	// /v1/admin/canopy {forest, enabled} sets it, and canopy status
+	// reports it as enabled. Unset, the switch is refused and status
+	// reports enabled: true.
+	Gauntlet GauntletSwitch
 
 	// Readers is the pool size per forest when OpenReader is set; zero
 	// means DefaultReaders.

@@ -66,9 +66,9 @@ type cacheAnswer struct {
 	Cleared  *bool             `json:"cleared,omitempty"`
 }
 
-// cacheForest checks the r6 gate of a cache route: the forest named
-// first, then admin on it.
-func (s *Server) cacheForest(c adminCall, forest string) error {
+// adminOn checks the r6 gate of a per-forest governance route (cache,
+// models): the forest named first, then admin on it.
+func (s *Server) adminOn(c adminCall, forest string) error {
 	if forest == "" {
 		return &vine.Error{Code: vine.ESchema, Message: "parameter 'forest' is required",
 			Hint: "name it: ?forest=<id> on a GET, \"forest\" in the JSON body of a POST"}
@@ -86,7 +86,7 @@ func (s *Server) cacheForest(c adminCall, forest string) error {
 // cacheStatus serves GET /v1/admin/cache?forest=.
 func (s *Server) cacheStatus(c adminCall) {
 	forest := c.r.URL.Query().Get("forest")
-	if err := s.cacheForest(c, forest); err != nil {
+	if err := s.adminOn(c, forest); err != nil {
 		s.api.Refuse(c.w, "admin.cache", err)
 		return
 	}
@@ -109,7 +109,7 @@ func (s *Server) changeCache(c adminCall) {
 		return
 	}
 	forest := text(m, "forest")
-	if err := s.cacheForest(c, forest); err != nil {
+	if err := s.adminOn(c, forest); err != nil {
 		s.api.Refuse(c.w, op, err)
 		return
 	}

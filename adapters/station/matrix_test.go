@@ -70,11 +70,19 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"GET", "/v1/admin/canopy" + q, nil, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/canopy", forestBody, []string{}}, // no embedder: E_SCHEMA for every admin
 		{"POST", "/v1/admin/reindex", forestBody, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/recurate", map[string]any{"forest": forestID, "derive": []string{"aliases"}}, []string{"owner", "admin"}},
 		{"GET", "/v1/forests/" + forestID + "/graph", nil, []string{"owner", "admin", "editor", "reader"}},  // the paired owner key carries no owner bit, and the owner holds no grant
 		{"GET", "/v1/forests/" + forestID + "/trails", nil, []string{"owner", "admin", "editor", "reader"}}, // the paired owner key carries no owner bit, and the owner holds no grant
 		{"POST", "/v1/forests/" + forestID + "/share", map[string]any{"node": "concepts/tide"}, []string{"owner", "admin", "editor", "reader"}},
 		{"GET", "/v1/forests/" + forestID + "/shares", nil, []string{"owner", "admin", "editor", "reader"}},
 		{"GET", "/v1/forests/" + forestID + "/webhooks", nil, []string{"owner", "admin"}},
+		// After the forests row: the admin made f-admin and administers no
+		// f-owner, so only the owner governs the whole deployment.
+		{"GET", "/v1/admin/providers", nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/providers", map[string]any{"name": "p-{role}", "endpoint": "https://models.example.org/v1"}, []string{"owner"}},
+		{"POST", "/v1/admin/providers/test", map[string]any{"endpoint": "http://127.0.0.1:9/v1"}, []string{}}, // loopback: E_SCHEMA for the owner
+		{"GET", "/v1/admin/models" + q, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/models", map[string]any{"forest": forestID, "role": "answer", "provider": "p-owner", "model": "m"}, []string{"owner", "admin"}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

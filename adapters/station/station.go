@@ -21,6 +21,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/audit"
+	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/adapters/station/webhooks"
 	"github.com/monkeyllm/vine/answer"
@@ -53,6 +54,10 @@ type Options struct {
 	// MONKEYLLM_STATION_PROVIDER_ALLOW_PRIVATE does; off, such a
 	// destination is refused when named and when dialled.
 	AllowPrivateDestinations bool
+	// EnvProviders are the model providers the environment declares
+	// (MONKEYLLM_LLM_*, MONKEYLLM_EMBED_*), published at boot with
+	// origin "env", their keys kept in memory only.
+	EnvProviders []providers.EnvProvider
 	// AuditRetainDays prunes audit rows older than this; 0 keeps them.
 	AuditRetainDays int
 	// Readers is the reader pool per forest; 0 is rest.DefaultReaders.
@@ -65,6 +70,13 @@ type Options struct {
 	// the Answerer it returns serves /v1/admin/cache. The Station closes
 	// it.
 	Answer func(store func(context.Context, *vine.Vine) answer.StoreOptions) (*answer.Answerer, error)
+	// AnswerWith, when set, binds the answer composite instead of Answer,
+	// given the answer.Options the Station fills: each forest's store
+	// settings (StoreSettings) and model (ModelFor: the forest's answer
+	// binding). The host adds a fallback model or none — a forest without
+	// a binding is then refused — and registers (answer.Register). The
+	// Station closes the Answerer.
+	AnswerWith func(base answer.Options) (*answer.Answerer, error)
 	// Now is the clock of the registry, the audit and the door windows.
 	Now func() time.Time
 	// Logger receives what never reaches the wire; AccessLog, when set,
@@ -81,7 +93,9 @@ type Server struct {
 	log      *slog.Logger
 	reg      *registry.Registry
 	audit    *audit.Log
-	hooks    *webhooks.Hooks // nil until the registry is open
+	hooks    *webhooks.Hooks  // nil until the registry is open
+	models   *providers.Store // providers and model bindings; nil until the registry is open
+	clients  modelClients     // the bound models' clients
 	forests  *vine.Registry
 	api      *rest.Server
 	mcp      http.Handler
@@ -110,15 +124,15 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	s.doors = newFailureLimiter(s.now)
 	var err error
 	if s.forests, err = vine.NewRegistry(opt.Root, &vine.Options{ReadOnly: !opt.Writable, Logger: s.log,
-		Observer: rest.TimingObserver{}, OnEvent: s.onEvent}); err != nil {
+		Observer: rest.TimingObserver{}, OnEvent: s.onEvent, Opened: s.attachModels}); err != nil {
 		return nil, err
 	}
 	if err := s.openRegistry(ctx); err != nil {
 		s.forests.Close()
 		return nil, err
 	}
-	if opt.Answer != nil {
-		if s.answerer, err = opt.Answer(s.StoreSettings); err != nil {
+	if opt.AnswerWith != nil || opt.Answer != nil {
+		if s.answerer, err = s.bindAnswer(); err != nil {
 			errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())
 			return nil, err
 		}
@@ -155,6 +169,11 @@ func (s *Server) openRegistry(ctx context.Context) error {
 		s.reg.Close()
 		return err
 	}
+	if s.models, err = providers.Open(ctx, s.reg.DB(), providers.Options{Now: s.opt.Now, RepairedFrom: s.reg.RepairedFrom(),
+		Env: s.opt.EnvProviders, AllowPrivate: s.opt.AllowPrivateDestinations}); err != nil {
+		errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close())
+		return err
+	}
 	if s.opt.BootstrapKey {
 		m, err := s.reg.BootstrapKey(ctx)
 		switch {
@@ -177,9 +196,10 @@ func (s *Server) build() {
 	ropts := &rest.Options{Version: s.opt.Version, AllowedHosts: s.opt.AllowedHosts, Keys: s.reg,
 		ReadOnly: !s.opt.Writable, MCP: wire.NewHosts(s.hostsOrLocal()), Logger: s.log, AccessLog: s.opt.AccessLog,
 		Recorder: s.audit, Granter: granter{s.reg}, OnEvent: s.onEvent, Routes: s.routes(), HealthFields: s.healthFields,
-		SnapshotDir: filepath.Join(filepath.Dir(s.opt.Registry), "snapshots"), Readers: s.opt.Readers,
+		SnapshotDir: filepath.Join(filepath.Dir(s.opt.Registry), "snapshots"), Readers: s.opt.Readers, Gauntlet: gauntletSwitch{s},
 		OpenReader: func() (*vine.Registry, error) {
-			return vine.NewRegistry(s.opt.Root, &vine.Options{ReadOnly: true, Logger: s.log, Observer: rest.TimingObserver{}})
+			return vine.NewRegistry(s.opt.Root, &vine.Options{ReadOnly: true, Logger: s.log, Observer: rest.TimingObserver{},
+				Opened: s.attachModels})
 		}}
 	s.api = rest.New(s.forests, ropts)
 	s.mcp = mcp.Handler(s.forests, &mcp.Options{Version: s.opt.Version, AllowedHosts: s.opt.AllowedHosts,

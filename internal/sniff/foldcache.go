@@ -337,7 +337,7 @@ type foldCacheHolder struct {
 	users   map[*foldCache]int
 	retired map[*foldCache]bool
 	loaded  bool
-	running bool
+	refresh soloJob // the background rewrite of the file
 }
 
 // acquire returns the current cache (nil when there is none) and a
@@ -487,20 +487,7 @@ func (e *Engine) scheduleFoldRefresh() {
 	if e.cat.ReadOnly() {
 		return
 	}
-	h := &e.folds
-	h.mu.Lock()
-	if h.running {
-		h.mu.Unlock()
-		return
-	}
-	h.running = true
-	h.mu.Unlock()
-	e.background.Go(func() {
-		defer func() {
-			h.mu.Lock()
-			h.running = false
-			h.mu.Unlock()
-		}()
+	e.folds.refresh.start(e.background, func() {
 		if err := e.RefreshFolds(context.Background()); err != nil {
 			e.log.Warn("fold cache refresh failed; cold sniff reads files", "err", err)
 		}

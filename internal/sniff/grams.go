@@ -44,13 +44,13 @@ var indexMinScope = 256
 // gramHolder is the engine's loaded index and what it last learnt of
 // the catalog's agreement with it.
 type gramHolder struct {
-	mu      sync.Mutex
-	cur     *bodyindex.Index
-	loaded  bool
-	running bool
-	off     bool // tests: scan as if there were no index
-	agree   *agreement
-	used    atomic.Int64 // scans that looked terms up, for tests
+	mu     sync.Mutex
+	cur    *bodyindex.Index
+	loaded bool
+	build  soloJob // the background build of the file
+	off    bool    // tests: scan as if there were no index
+	agree  *agreement
+	used   atomic.Int64 // scans that looked terms up, for tests
 }
 
 // agreement is the comparison of the catalog at one generation with one
@@ -291,20 +291,7 @@ func (e *Engine) scheduleGrams() {
 	if e.cat.ReadOnly() {
 		return
 	}
-	h := &e.grams
-	h.mu.Lock()
-	if h.running {
-		h.mu.Unlock()
-		return
-	}
-	h.running = true
-	h.mu.Unlock()
-	e.background.Go(func() {
-		defer func() {
-			h.mu.Lock()
-			h.running = false
-			h.mu.Unlock()
-		}()
+	e.grams.build.start(e.background, func() {
 		ctx := context.Background()
 		err := e.BuildBodyIndex(ctx)
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, errFoldFormat) {

@@ -23,8 +23,8 @@ func adoptCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "adopt",
 		Usage:     "ingest a folder of documents into the forest (--dry-run previews)",
-		UsageText: "vine adopt SOURCE --forest DIR [--dest BRANCH] [--json] [--dry-run]",
-		Flags:     ingestCLIFlags(true),
+		UsageText: "vine adopt SOURCE --forest DIR [--dest BRANCH] [--json] [--dry-run] [--curate [--model-endpoint URL --model M]]",
+		Flags:     append(ingestCLIFlags(true, curateFlags()...), visionFlags()...),
 		Action:    func(ctx context.Context, c *cli.Command) error { return exitWith(cmdAdopt(ctx, c, envOf(c))) },
 	}
 }
@@ -67,24 +67,67 @@ func ingestFlagsOf(c *cli.Command, e env, dryRun bool) (*ingestFlags, []string, 
 }
 
 // ingestResult is the report with the adapter fields of J.8: the mode as
-// the caller said it, and the commit range (commit is null on previews).
+// the caller said it, the commit range (commit is null on previews), and
+// what curation did: the branch rollup that ran after the batch (null
+// when none ran), whether a model was bound and whether it wrote a
+// summary or a rollup.
 type ingestResult struct {
 	*gardener.IngestReport
-	Mode         string  `json:"mode"`
-	CommitBefore string  `json:"commit_before"`
-	Commit       *string `json:"commit"`
-	Preview      bool    `json:"preview,omitempty"`
+	Mode         string                 `json:"mode"`
+	CommitBefore string                 `json:"commit_before"`
+	Commit       *string                `json:"commit"`
+	Preview      bool                   `json:"preview,omitempty"`
+	Rollup       *gardener.RollupReport `json:"rollup"`
+	Curated      bool                   `json:"curated"`
+	Bound        bool                   `json:"bound"`
+}
+
+// curateFlags are the flags of curation with a model (G.4.2, G.4.4),
+// kept in one block: --curate binds the model Curator to the new
+// drafts and rolls up the ingested branches after the batch.
+func curateFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "curate", Usage: "curate new documents with a chat model, then roll up the branches (needs --model-endpoint or $" + llmEndpointEnv + ")"},
+	}, modelFlags()...)
+}
+
+// curatorOf reads curateFlags: the model Curator, or nil without
+// --curate; false after telling stderr what is wrong.
+func curatorOf(c *cli.Command, e env) (*gardener.ModelCurator, bool) {
+	b, err := chatBindingOf(c)
+	switch {
+	case err != nil:
+		fmt.Fprintf(e.stderr, "vine %s: %v\n", c.Name, err)
+		return nil, false
+	case !c.Bool("curate"):
+		if c.IsSet("model-endpoint") || c.IsSet("model") {
+			fmt.Fprintf(e.stderr, "vine %s: --model-endpoint and --model bind the curator; add --curate\n", c.Name)
+			return nil, false
+		}
+		return nil, true
+	case !b.bound():
+		fmt.Fprintf(e.stderr, "vine %s: --curate needs --model-endpoint URL --model NAME (or %s and %s)\n", c.Name, llmEndpointEnv, llmModelEnv)
+		return nil, false
+	}
+	client, err := b.client()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine %s: %v\n", c.Name, err)
+		return nil, false
+	}
+	return gardener.NewModelCurator(client), true
 }
 
 // ingestRun is what the three commands share: the open forest, the
 // progress bar and the result printing.
 type ingestRun struct {
-	mode  string
-	flags *ingestFlags
-	e     env
-	v     *vine.Vine
-	bar   *progressBar
-	head  string
+	mode    string
+	flags   *ingestFlags
+	e       env
+	v       *vine.Vine
+	bar     *progressBar
+	head    string
+	curator *gardener.ModelCurator // --curate; nil curates without a model
+	rollup  *gardener.RollupReport
 }
 
 func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*ingestRun, error) {
@@ -102,7 +145,28 @@ func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*inges
 }
 
 func (r *ingestRun) options() *gardener.Options {
-	return &gardener.Options{Progress: func(p vine.Progress) { r.bar.update(p) }}
+	opt := &gardener.Options{Progress: func(p vine.Progress) { r.bar.update(p) }}
+	if r.curator != nil {
+		opt.Curator = r.curator
+	}
+	return opt
+}
+
+// rollUp rolls up the ingested branches after a batch that curated with
+// a model (G.4.4 rule 7): not on a preview, not after a cancelled or
+// failed batch. Its counters join the batch's curation.
+func (r *ingestRun) rollUp(ctx context.Context, rep *gardener.IngestReport, err error) error {
+	if r.curator == nil || r.flags.dry || rep == nil || err != nil {
+		return err
+	}
+	r.bar.done()
+	r.bar = newProgressBar(r.e.stderr)
+	roll, err := gardener.New(r.v, r.options()).Rollup(ctx, gardener.RollupOptions{})
+	if roll != nil {
+		r.rollup = roll
+		rep.Curation.Merge(roll.Curation)
+	}
+	return err
 }
 
 // finish prints the report (JSON or a summary) and picks the exit code:
@@ -114,7 +178,9 @@ func (r *ingestRun) finish(rep *gardener.IngestReport, err error) int {
 	if rep == nil {
 		return fail(r.e.stdout, r.e.stderr, r.mode, err)
 	}
-	res := ingestResult{IngestReport: rep, Mode: r.mode, CommitBefore: r.head, Preview: r.flags.dry}
+	res := ingestResult{IngestReport: rep, Mode: r.mode, CommitBefore: r.head, Preview: r.flags.dry,
+		Rollup: r.rollup, Bound: r.curator != nil,
+		Curated: rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0}
 	if !r.flags.dry {
 		h := headOf(r.flags.forest)
 		res.Commit = &h
@@ -170,6 +236,11 @@ func printSummary(w io.Writer, res ingestResult) {
 	if len(res.Consumed) > 0 {
 		fmt.Fprintf(w, "consumed %d staged files\n", len(res.Consumed))
 	}
+	if res.Bound {
+		cs := res.Curation
+		fmt.Fprintf(w, "curation: %d model summaries, %d fallbacks, %d retries, %d branch rollups, %d branch fallbacks, %d transport errors\n",
+			cs.LLMSummaries, cs.Fallbacks, cs.Retries, cs.BranchRollups, cs.BranchFallbacks, cs.TransportErrors)
+	}
 }
 
 func cmdAdopt(ctx context.Context, c *cli.Command, e env) int {
@@ -181,15 +252,27 @@ func cmdAdopt(ctx context.Context, c *cli.Command, e env) int {
 		fmt.Fprintln(e.stderr, "vine adopt: name exactly one SOURCE directory")
 		return exitUsage
 	}
+	vision, err := visionOf(c)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine adopt: %v\n", err)
+		return exitUsage
+	}
+	curator, ok := curatorOf(c, e)
+	if !ok {
+		return exitUsage
+	}
 	r, err := openIngest(ctx, "adopt", f, e)
 	if err != nil {
 		return fail(e.stdout, e.stderr, "adopt", err)
 	}
+	r.curator = curator
+	opts := r.options()
+	opts.Converters = append(opts.Converters, vision...)
 	var rep *gardener.IngestReport
 	if f.dry {
-		rep, err = gardener.NewPreview(r.v, r.options()).Adopt(ctx, pos[0], f.dest)
+		rep, err = gardener.NewPreview(r.v, opts).Adopt(ctx, pos[0], f.dest)
 	} else {
-		rep, err = gardener.New(r.v, r.options()).Adopt(ctx, pos[0], f.dest)
+		rep, err = gardener.New(r.v, opts).Adopt(ctx, pos[0], f.dest)
 	}
-	return r.finish(rep, err)
+	return r.finish(rep, r.rollUp(ctx, rep, err))
 }

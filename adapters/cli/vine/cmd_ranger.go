@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,7 +34,7 @@ func rangerCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "ranger",
 		Usage:     "run one maintenance cycle (or one every --every seconds), or print --health",
-		UsageText: "vine ranger --forest DIR [--health] [--json] [--every SECONDS]",
+		UsageText: "vine ranger --forest DIR [--health] [--json] [--every SECONDS] | links --forest DIR | accept|reject --forest DIR ID REL TARGET",
 		Flags: []cli.Flag{
 			forestFlag(),
 			&cli.BoolFlag{Name: "health", Usage: "print the read-only health report only"},
@@ -41,7 +42,97 @@ func rangerCommand() *cli.Command {
 			&cli.IntFlag{Name: "every", Usage: "repeat the cycle every `SECONDS` until interrupted"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdRanger(ctx, c, envOf(c))) },
+		Commands: []*cli.Command{
+			rangerVoteCommand(ranger.Accept, "confirm a proposed link: its confidence becomes 1.0, out of the Ranger's reach"),
+			rangerVoteCommand(ranger.Reject, "remove a proposed link (confidence below 1.0)"),
+			{
+				Name:      "links",
+				Usage:     "list the proposed links a person may accept or reject",
+				UsageText: "vine ranger links --forest DIR [--json]",
+				Flags:     []cli.Flag{forestFlag(), jsonFlag()},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					return exitWith(cmdRangerLinks(ctx, c, envOf(c)))
+				},
+			},
+		},
 	}
+}
+
+// rangerVoteCommand is vine ranger accept|reject: a person's vote on one
+// proposed link (H.2.1), committed as links(<vote>): <id> <rel>-><target>.
+func rangerVoteCommand(vote, usage string) *cli.Command {
+	return &cli.Command{
+		Name:      vote,
+		Usage:     usage,
+		UsageText: "vine ranger " + vote + " --forest DIR ID REL TARGET [--json]",
+		Flags:     []cli.Flag{forestFlag(), jsonFlag()},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return exitWith(cmdRangerVote(ctx, c, vote, envOf(c)))
+		},
+	}
+}
+
+// cmdRangerLinks prints the proposals, one a line as accept and reject
+// take them, from a forest opened read-only.
+func cmdRangerLinks(ctx context.Context, c *cli.Command, e env) int {
+	if !noArgs(c, e) {
+		return exitUsage
+	}
+	dir, code := openForest(c, e, "ranger")
+	if dir == "" {
+		return code
+	}
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(e.stderr)})
+	if err != nil {
+		return fail(e.stdout, e.stderr, "ranger", err)
+	}
+	defer v.Close()
+	r, err := ranger.New(v)
+	if err != nil {
+		return fail(e.stdout, e.stderr, "ranger", err)
+	}
+	props, err := r.Proposals(ctx)
+	if err != nil {
+		return fail(e.stdout, e.stderr, "ranger", err)
+	}
+	if c.Bool("json") {
+		return printJSON(e.stdout, map[string]any{"links": props})
+	}
+	for _, p := range props {
+		fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", p.ID, p.Rel, p.Target, strconv.FormatFloat(p.Confidence, 'f', -1, 64))
+	}
+	fmt.Fprintf(e.stdout, "proposed links: %d\n", len(props))
+	return exitOK
+}
+
+func cmdRangerVote(ctx context.Context, c *cli.Command, vote string, e env) int {
+	pos := c.Args().Slice()
+	if len(pos) != 3 {
+		fmt.Fprintf(e.stderr, "vine ranger %s: name the link as ID REL TARGET, got %d arguments\n", vote, len(pos))
+		return exitUsage
+	}
+	dir, code := openForest(c, e, "ranger")
+	if dir == "" {
+		return code
+	}
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), Logger: cliLogger(e.stderr)})
+	if err != nil {
+		return fail(e.stdout, e.stderr, "ranger", err)
+	}
+	defer v.Close()
+	r, err := ranger.New(v)
+	if err != nil {
+		return fail(e.stdout, e.stderr, "ranger", err)
+	}
+	res, err := r.Vote(ctx, []ranger.LinkVote{{ID: pos[0], Rel: pos[1], Target: pos[2], Vote: vote}})
+	if err != nil {
+		return fail(e.stdout, e.stderr, "ranger", err)
+	}
+	if c.Bool("json") {
+		return printJSON(e.stdout, res[0])
+	}
+	fmt.Fprintf(e.stdout, "%s: %s\n", res[0].Result, res[0].LinkVote)
+	return exitOK
 }
 
 // cmdRanger runs one maintenance cycle (Part H) and prints its report;

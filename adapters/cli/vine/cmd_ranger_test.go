@@ -237,3 +237,47 @@ func TestRangerServiceMode(t *testing.T) {
 	assert.Equal(t, []string{fixtureShortcut}, first.Links["pruned"])
 	assert.Empty(t, second.Links["pruned"], "the second cycle finds nothing left to do")
 }
+
+func TestRangerVote(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	src, rel, dst := "operations/departure-checklist", "discovered-shortcut", "concepts/beaufort-scale"
+
+	before := testforest.TreeDigest(t, dir)
+	code, stdout, _ := runCLI(t, "", "ranger", "links", "--forest", dir)
+	require.Equal(t, exitOK, code, stdout)
+	assert.Equal(t, src+" "+rel+" "+dst+" (0.5)\nproposed links: 1\n", stdout)
+
+	code, stdout, _ = runCLI(t, "", "ranger", "reject", "--forest", dir, src, "author", dst)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stdout, `"code":"E_NOT_FOUND"`)
+	assert.Equal(t, before, testforest.TreeDigest(t, dir), "a refused vote writes nothing")
+
+	code, _, stderr := runCLI(t, "", "ranger", "accept", "--forest", dir, src, rel)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "ID REL TARGET")
+
+	code, stdout, _ = runCLI(t, "", "ranger", "accept", "--forest", dir, src, rel, dst)
+	require.Equal(t, exitOK, code, stdout)
+	assert.Equal(t, "accepted: "+fixtureShortcut+"\n", stdout)
+	repo, err := gitops.Open(dir)
+	require.NoError(t, err)
+	log, err := repo.Log(context.Background(), src+".md", 1, false)
+	require.NoError(t, err)
+	assert.Equal(t, gitops.LinkVoteSubject("accept", src, rel, dst), log[0].Subject)
+
+	code, stdout, _ = runCLI(t, "", "ranger", "accept", "--forest", dir, "--json", src, rel, dst)
+	require.Equal(t, exitOK, code, stdout)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	assert.Equal(t, "unchanged", res["result"])
+
+	before = testforest.TreeDigest(t, dir)
+	code, stdout, _ = runCLI(t, "", "ranger", "reject", "--forest", dir, src, rel, dst)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stdout, `"code":"E_SCHEMA"`, "reject on 1.0 is refused")
+	assert.Equal(t, before, testforest.TreeDigest(t, dir))
+
+	code, stdout, _ = runCLI(t, "", "ranger", "links", "--forest", dir, "--json")
+	require.Equal(t, exitOK, code, stdout)
+	assert.JSONEq(t, `{"links":[]}`, stdout, "an accepted link is no proposal")
+}

@@ -25,7 +25,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
-	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/answer"
@@ -417,7 +416,7 @@ func warnHosts(log *slog.Logger, hosts []string) {
 // bindAnswer registers the answer composite over the llama.cpp server the
 // flags name: without a model it is not served at all.
 func bindAnswer(c serveConfig) (*answer.Answerer, error) {
-	client, err := llamacpp.New(c.modelEndpoint, c.model)
+	client, err := chatBinding{endpoint: c.modelEndpoint, model: c.model}.client()
 	if err != nil {
 		return nil, err
 	}

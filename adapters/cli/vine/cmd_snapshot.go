@@ -3,11 +3,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/payload"
 	"github.com/monkeyllm/vine/snapshot"
 )
 
@@ -22,16 +27,17 @@ func snapshotCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "snapshot",
 		Usage:     "write a forest to one .forest file, or restore one as a new forest",
-		UsageText: "vine snapshot create --forest DIR [--out DIR] [--no-payloads] [--json] | restore FILE --forest NEWDIR [--payloads SIDECAR] [--max-bytes N] [--json]",
+		UsageText: "vine snapshot create --forest DIR [--out DIR] [--no-payloads] [--to URI] [--json] | restore FILE --forest NEWDIR [--payloads SIDECAR] [--max-bytes N] [--json]",
 		Commands: []*cli.Command{
 			{
 				Name:      "create",
 				Usage:     "write the forest, its history and payloads to one .forest file",
-				UsageText: "vine snapshot create --forest DIR [--out DIR] [--no-payloads] [--json]",
+				UsageText: "vine snapshot create --forest DIR [--out DIR] [--no-payloads] [--to URI] [--json]",
 				Flags: []cli.Flag{
 					forestFlag(),
 					&cli.StringFlag{Name: "out", Usage: "`DIR` for the .forest file (default: the forest's parent)", TakesFile: true},
 					&cli.BoolFlag{Name: "no-payloads", Usage: "leave the payloads out (metadata only; reported)"},
+					&cli.StringFlag{Name: "to", Usage: "also send the file to `URI`: file:///DIR/ or s3://BUCKET/PREFIX/ (store: " + payload.EnvS3Endpoint + ", keys: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)"},
 					jsonFlag(),
 				},
 				Action: func(ctx context.Context, c *cli.Command) error { return exitWith(snapshotCreate(ctx, c, envOf(c))) },
@@ -66,7 +72,7 @@ func snapshotNoAction(c *cli.Command, first string) error {
 }
 
 func snapshotCreate(ctx context.Context, c *cli.Command, e env) int {
-	out, noPayloads, asJSON := c.String("out"), c.Bool("no-payloads"), c.Bool("json")
+	out, noPayloads, asJSON, to := c.String("out"), c.Bool("no-payloads"), c.Bool("json"), c.String("to")
 	if !noArgs(c, e) {
 		return exitUsage
 	}
@@ -74,8 +80,9 @@ func snapshotCreate(ctx context.Context, c *cli.Command, e env) int {
 	if dir == "" {
 		return code
 	}
-	bar := newProgressBar(e.stderr)
-	res, err := snapshot.Create(ctx, dir, snapshot.CreateOptions{OutDir: out, NoPayloads: noPayloads, Progress: bar.update})
+	bar := &phasedBar{w: e.stderr}
+	res, err := snapshot.Create(ctx, dir, snapshot.CreateOptions{OutDir: out, NoPayloads: noPayloads, Progress: bar.update,
+		To: to, Targets: snapshotTargets()})
 	bar.done()
 	if err != nil {
 		return fail(e.stdout, e.stderr, "snapshot", err)
@@ -90,7 +97,26 @@ func snapshotCreate(ctx context.Context, c *cli.Command, e env) int {
 	if noPayloads && res.PayloadsOmitted > 0 {
 		fmt.Fprintln(e.stdout, "metadata only: a restore of this file will report those payloads missing")
 	}
+	if res.Uploaded != "" {
+		fmt.Fprintf(e.stdout, "sent to %s\n", res.Uploaded)
+	}
 	return exitOK
+}
+
+// snapshotTargets are where --to may send a snapshot: file://, and s3://
+// at the store MONKEYLLM_S3_ENDPOINT names (AWS without it), signed with
+// the AWS_* keys of the environment. The command reads them; the snapshot
+// package never does.
+func snapshotTargets() snapshot.Targets {
+	t := snapshot.DefaultTargets()
+	t["s3"] = snapshot.S3Target{
+		Endpoint:     os.Getenv(payload.EnvS3Endpoint),
+		Region:       cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION")),
+		AccessKey:    os.Getenv("AWS_ACCESS_KEY_ID"),
+		SecretKey:    os.Getenv("AWS_SECRET_ACCESS_KEY"),
+		SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
+	}
+	return t
 }
 
 func snapshotRestore(ctx context.Context, c *cli.Command, e env) int {
@@ -120,4 +146,27 @@ func snapshotRestore(ctx context.Context, c *cli.Command, e env) int {
 	fmt.Fprintf(e.stdout, "restored %s: %d nodes, %d payloads restored, %d payloads missing\n",
 		res.Forest, res.Nodes, res.RestoredPayloads, res.PayloadsMissing)
 	return exitOK
+}
+
+// phasedBar draws each phase of a snapshot (bundle, payloads, upload) as
+// a bar of its own: one bar's tenths would stop at the first phase's end.
+type phasedBar struct {
+	w   io.Writer
+	op  string
+	bar *progressBar
+}
+
+// update is called from Create's working goroutine only.
+func (p *phasedBar) update(pr vine.Progress) {
+	if p.bar == nil || pr.Op != p.op {
+		p.done()
+		p.op, p.bar = pr.Op, newProgressBar(p.w)
+	}
+	p.bar.update(pr)
+}
+
+func (p *phasedBar) done() {
+	if p.bar != nil {
+		p.bar.done()
+	}
 }

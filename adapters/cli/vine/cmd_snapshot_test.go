@@ -4,11 +4,15 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -110,4 +114,51 @@ func TestSnapshotUsageAndRefusals(t *testing.T) {
 	code, stdout, _ = runCLI(t, "", "snapshot", "restore", filepath.Join(t.TempDir(), "none.forest"), "--forest", filepath.Join(t.TempDir(), "x"))
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stdout, `"code":"E_NOT_FOUND"`)
+}
+
+func TestSnapshotCreateToS3(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	backend := s3mem.New()
+	require.NoError(t, backend.CreateBucket("backups"))
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(srv.Close)
+	t.Setenv("MONKEYLLM_S3_ENDPOINT", srv.URL)
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "id")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	out := t.TempDir()
+
+	code, stdout, stderr := runCLI(t, "", "snapshot", "create", "--forest", dir, "--out", out, "--to", "s3://backups/nightly/")
+	require.Equal(t, exitOK, code, stdout+stderr)
+	des, err := os.ReadDir(out)
+	require.NoError(t, err)
+	require.Len(t, des, 1, "the local file is kept")
+	name := des[0].Name()
+	assert.Contains(t, stdout, "sent to s3://backups/nightly/"+name+"\n")
+	assert.Contains(t, stderr, "upload: ", "the upload draws progress like the packing")
+
+	obj, err := backend.GetObject("backups", "nightly/"+name, nil)
+	require.NoError(t, err)
+	defer obj.Contents.Close()
+	got, err := io.ReadAll(obj.Contents)
+	require.NoError(t, err)
+	local, err := os.ReadFile(filepath.Join(out, name))
+	require.NoError(t, err)
+	assert.Equal(t, local, got)
+}
+
+func TestSnapshotCreateToRefusals(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	out := t.TempDir()
+	before := testforest.TreeDigest(t, dir)
+	for _, to := range []string{"ftp://host/x.forest", "file://" + filepath.ToSlash(dir) + "/"} {
+		code, stdout, _ := runCLI(t, "", "snapshot", "create", "--forest", dir, "--out", out, "--to", to)
+		assert.Equal(t, exitFailure, code, to)
+		assert.Contains(t, stdout, `"code":"E_SCHEMA"`, to)
+		assert.Contains(t, stdout, "'to'", to)
+	}
+	des, err := os.ReadDir(out)
+	require.NoError(t, err)
+	assert.Empty(t, des, "a refused target writes no file")
+	assert.Equal(t, before, testforest.TreeDigest(t, dir))
 }

@@ -22,8 +22,8 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
-	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/station"
+	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/answer"
 )
@@ -98,7 +98,7 @@ MONKEYLLM_STATION_AUDIT_DAYS and MONKEYLLM_STATION_TRUSTED_PROXIES: see the READ
 			&cli.BoolFlag{Name: "bootstrap-key", Usage: "mint the owner's key if setup is still open (also $MONKEYLLM_STATION_BOOTSTRAP_KEY=1)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "a `HOST` value clients may send (repeatable; default: $MONKEYLLM_STATION_ALLOWED_HOSTS, then local names)"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log one line per request"},
-			&cli.StringFlag{Name: "model-endpoint", Usage: "bind a llama.cpp server (OpenAI-compatible `URL`) and serve the answer tool"},
+			&cli.StringFlag{Name: "model-endpoint", Usage: "answer with this llama.cpp server (OpenAI-compatible `URL`) where a forest binds no answer model"},
 			&cli.StringFlag{Name: "model", Usage: "the model `NAME` at --model-endpoint"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdStationServe(ctx, c, envOf(c))) },
@@ -151,6 +151,7 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		AllowedHosts: c.StringSlice("allow-host"),
 
 		AllowPrivateDestinations: truthy(os.Getenv(stationPrivateEnv)),
+		EnvProviders:             envProviders(),
 	}
 	if len(opt.AllowedHosts) == 0 {
 		opt.AllowedHosts = wire.ParseHosts(os.Getenv(wire.HostsEnv))
@@ -166,16 +167,19 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		}
 		opt.AuditRetainDays = days
 	}
-	if endpoint := c.String("model-endpoint"); endpoint != "" {
-		model := c.String("model")
-		opt.Answer = func(store func(context.Context, *vine.Vine) answer.StoreOptions) (*answer.Answerer, error) {
-			client, err := llamacpp.New(endpoint, model)
+	// answer is always served: each forest answers with its answer
+	// binding, else with --model-endpoint's model, else it is refused.
+	endpoint, model := c.String("model-endpoint"), c.String("model")
+	opt.AnswerWith = func(base answer.Options) (*answer.Answerer, error) {
+		var fallback answer.Model
+		if endpoint != "" {
+			client, err := chatBinding{endpoint: endpoint, model: model}.client()
 			if err != nil {
 				return nil, err
 			}
-			return answer.Register(answer.LlamaCpp(client), &answer.Options{
-				Binding: answer.Binding{Provider: "llamacpp", Model: model}, StoreSettings: store})
+			fallback, base.Binding = client, answer.Binding{Provider: "llamacpp", Model: model}
 		}
+		return answer.Register(fallback, &base)
 	}
 	for _, p := range strings.FieldsFunc(os.Getenv(stationProxiesEnv), func(r rune) bool { return r == ',' || r == ' ' }) {
 		prefix, err := netip.ParsePrefix(p)
@@ -189,6 +193,20 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		opt.TrustedProxies = append(opt.TrustedProxies, prefix)
 	}
 	return opt, nil
+}
+
+// envProviders are the providers the environment declares (09 §8,
+// J.10.1): MONKEYLLM_LLM_{PROVIDER,ENDPOINT,API_KEY} and the same under
+// MONKEYLLM_EMBED_.
+func envProviders() []providers.EnvProvider {
+	var out []providers.EnvProvider
+	for _, fam := range []struct{ role, prefix string }{{"llm", "MONKEYLLM_LLM_"}, {"embed", "MONKEYLLM_EMBED_"}} {
+		out = append(out, providers.EnvProvider{Role: fam.role,
+			Name:     strings.TrimSpace(os.Getenv(fam.prefix + "PROVIDER")),
+			Endpoint: strings.TrimSpace(os.Getenv(fam.prefix + "ENDPOINT")),
+			APIKey:   os.Getenv(fam.prefix + "API_KEY")})
+	}
+	return out
 }
 
 // truthy is the spec's boolean spelling of an environment switch.

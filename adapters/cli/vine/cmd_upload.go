@@ -22,7 +22,7 @@ func uploadCommand() *cli.Command {
 		Name:      "upload",
 		Usage:     "send files as bytes, the way a remote client would, and plant them",
 		UsageText: "vine upload FILE... --forest DIR [--dest BRANCH] [--json]",
-		Flags:     ingestCLIFlags(false),
+		Flags:     append(ingestCLIFlags(false), visionFlags()...),
 		Action:    func(ctx context.Context, c *cli.Command) error { return exitWith(cmdUpload(ctx, c, envOf(c))) },
 	}
 }
@@ -39,6 +39,11 @@ func cmdUpload(ctx context.Context, c *cli.Command, e env) int {
 		fmt.Fprintln(e.stderr, "vine upload: name at least one FILE")
 		return exitUsage
 	}
+	vision, err := visionOf(c)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine upload: %v\n", err)
+		return exitUsage
+	}
 	files := make([]gardener.UploadFile, len(pos))
 	for i, p := range pos {
 		data, err := os.ReadFile(p)
@@ -52,6 +57,8 @@ func cmdUpload(ctx context.Context, c *cli.Command, e env) int {
 	if err != nil {
 		return fail(e.stdout, e.stderr, "upload", err)
 	}
-	rep, err := gardener.New(r.v, r.options()).Upload(ctx, files, f.dest)
+	opts := r.options()
+	opts.Converters = append(opts.Converters, vision...) // uploads are described too (v0.78)
+	rep, err := gardener.New(r.v, opts).Upload(ctx, files, f.dest)
 	return r.finish(rep, err)
 }

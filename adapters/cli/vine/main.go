@@ -28,7 +28,14 @@
 //     E_SCHEMA.
 //
 // The serve command reads its own as well (MONKEYLLM_INGEST_ROOTS, the
-// MONKEYLLM_STATION_* settings), and the canopy command its embedder's.
+// MONKEYLLM_STATION_* settings), the canopy command its embedder's, and
+// adopt, sync and upload their vision model's (MONKEYLLM_VISION_ENDPOINT,
+// MONKEYLLM_VISION_MODEL, MONKEYLLM_VISION_API_KEY; see vision.go), the
+// curating commands (adopt and sync --curate, rollup, recurate) their
+// chat model's: MONKEYLLM_LLM_ENDPOINT, MONKEYLLM_LLM_MODEL and
+// MONKEYLLM_LLM_API_KEY, and snapshot create --to s3:// signs with
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (no
+// shared file or role).
 package main
 
 import (

@@ -38,13 +38,17 @@ type Job struct {
 	Error    *vine.Error `json:"error,omitempty"`
 }
 
-// Report is the Gardener's report with what the adapter adds: the
-// caller's mode and the commit range the batch made.
+// Report is the Gardener's report with what the adapter adds (J.8): the
+// caller's mode, the commit range the batch made, and curation's rollup,
+// curated and bound.
 type Report struct {
 	Mode string `json:"mode"`
 	*gardener.IngestReport
-	CommitBefore string `json:"commit_before"`
-	Commit       string `json:"commit"`
+	CommitBefore string                 `json:"commit_before"`
+	Commit       string                 `json:"commit"`
+	Rollup       *gardener.RollupReport `json:"rollup"`  // null unless a bound model's batch finished
+	Curated      bool                   `json:"curated"` // the model wrote a summary or a rollup
+	Bound        bool                   `json:"bound"`   // a model Curator is bound
 }
 
 // Answer is the body of every answer carrying one job: {"job": {…}}.

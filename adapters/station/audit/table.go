@@ -5,7 +5,8 @@ package audit
 import (
 	"context"
 	"database/sql"
-	"fmt"
+
+	"github.com/monkeyllm/vine/adapters/station/internal/migration"
 )
 
 // createTable is the audit table of spec 09 §2 as the reference named
@@ -24,12 +25,12 @@ const createTable = `CREATE TABLE IF NOT EXISTS audit (
 
 // addedColumns are the columns a registry of an older shape lacks, added
 // in this order by ALTER TABLE.
-var addedColumns = []struct{ name, decl string }{
-	{"error_code", "TEXT"},
-	{"ms", "REAL"},
-	{"model_ms", "REAL"},
-	{"cost_usd", "REAL"},
-	{"via", "TEXT"},
+var addedColumns = []migration.Column{
+	{Table: "audit", Name: "error_code", Decl: "TEXT"},
+	{Table: "audit", Name: "ms", Decl: "REAL"},
+	{Table: "audit", Name: "model_ms", Decl: "REAL"},
+	{Table: "audit", Name: "cost_usd", Decl: "REAL"},
+	{Table: "audit", Name: "via", Decl: "TEXT"},
 }
 
 // indexes serve the scope predicate and the filters: time for the page,
@@ -45,48 +46,5 @@ var indexes = []string{
 // migrate creates the table, adds the columns it lacks and the indexes,
 // in one transaction: additive only, never a row touched.
 func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, createTable); err != nil {
-		return err
-	}
-	have, err := columns(ctx, tx)
-	if err != nil {
-		return err
-	}
-	for _, c := range addedColumns {
-		if have[c.name] {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("ALTER TABLE audit ADD COLUMN %s %s", c.name, c.decl)); err != nil {
-			return err
-		}
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, ix); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
-// columns names the audit table's columns as they stand.
-func columns(ctx context.Context, tx *sql.Tx) (map[string]bool, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info('audit')`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		out[name] = true
-	}
-	return out, rows.Err()
+	return migration.Run(ctx, db, migration.Plan{Create: []string{createTable}, Columns: addedColumns, Indexes: indexes})
 }

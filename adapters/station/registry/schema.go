@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/monkeyllm/vine/adapters/station/internal/migration"
 )
 
 // schema creates this package's tables with the reference's table and
@@ -56,20 +58,20 @@ CREATE TABLE IF NOT EXISTS forest_settings (
 
 // columns are the additive migrations: every column added after a table
 // first shipped, by table, in the order they are added.
-var columns = []struct{ table, name, decl string }{
-	{"principals", "pw_salt", "TEXT"},
-	{"principals", "pw_hash", "TEXT"},
-	{"principals", "owner", "INTEGER NOT NULL DEFAULT 0"},
-	{"principals", "email", "TEXT"},
-	{"api_keys", "prefix", "TEXT"},
-	{"api_keys", "kind", "TEXT NOT NULL DEFAULT 'api'"},
-	{"api_keys", "expires_at", "TEXT"},
-	{"api_keys", "revoked_at", "TEXT"},
-	{"api_keys", "last_used_at", "TEXT"},
-	{"api_keys", "caps", "TEXT"},
-	{"grants", "allow", `TEXT NOT NULL DEFAULT '[""]'`},
-	{"grants", "deny", "TEXT NOT NULL DEFAULT '[]'"},
-	{"grants", "tables", "TEXT NOT NULL DEFAULT '{}'"},
+var columns = []migration.Column{
+	{Table: "principals", Name: "pw_salt", Decl: "TEXT"},
+	{Table: "principals", Name: "pw_hash", Decl: "TEXT"},
+	{Table: "principals", Name: "owner", Decl: "INTEGER NOT NULL DEFAULT 0"},
+	{Table: "principals", Name: "email", Decl: "TEXT"},
+	{Table: "api_keys", Name: "prefix", Decl: "TEXT"},
+	{Table: "api_keys", Name: "kind", Decl: "TEXT NOT NULL DEFAULT 'api'"},
+	{Table: "api_keys", Name: "expires_at", Decl: "TEXT"},
+	{Table: "api_keys", Name: "revoked_at", Decl: "TEXT"},
+	{Table: "api_keys", Name: "last_used_at", Decl: "TEXT"},
+	{Table: "api_keys", Name: "caps", Decl: "TEXT"},
+	{Table: "grants", Name: "allow", Decl: `TEXT NOT NULL DEFAULT '[""]'`},
+	{Table: "grants", Name: "deny", Decl: "TEXT NOT NULL DEFAULT '[]'"},
+	{Table: "grants", Name: "tables", Decl: "TEXT NOT NULL DEFAULT '{}'"},
 }
 
 // indexes run after the migrations, since they name migrated columns.
@@ -98,13 +100,8 @@ func migrate(ctx context.Context, db *sql.DB) (found int, err error) {
 		return 0, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
-		return 0, err
-	}
-	if err := addColumns(ctx, tx); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, indexes); err != nil {
+	plan := migration.Plan{Create: []string{schema}, Columns: columns, Indexes: []string{indexes}}
+	if err := plan.Apply(ctx, tx); err != nil {
 		return 0, err
 	}
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&found); err != nil {
@@ -125,44 +122,6 @@ func migrate(ctx context.Context, db *sql.DB) (found int, err error) {
 		}
 	}
 	return found, tx.Commit()
-}
-
-func addColumns(ctx context.Context, tx *sql.Tx) error {
-	have := map[string]map[string]bool{}
-	for _, c := range columns {
-		if have[c.table] == nil {
-			cols, err := tableColumns(ctx, tx, c.table)
-			if err != nil {
-				return err
-			}
-			have[c.table] = cols
-		}
-		if have[c.table][c.name] {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+c.table+" ADD COLUMN "+c.name+" "+c.decl); err != nil {
-			return fmt.Errorf("add %s.%s: %w", c.table, c.name, err)
-		}
-		have[c.table][c.name] = true
-	}
-	return nil
-}
-
-func tableColumns(ctx context.Context, tx *sql.Tx, table string) (map[string]bool, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		out[name] = true
-	}
-	return out, rows.Err()
 }
 
 // repairGrantRead adds answer to every grant carrying read (v0.82: answer

@@ -5,6 +5,8 @@ package shares
 import (
 	"context"
 	"database/sql"
+
+	"github.com/monkeyllm/vine/adapters/station/internal/migration"
 )
 
 // createTable is the shares table of spec 09 §2 as the reference named
@@ -29,15 +31,5 @@ var indexes = []string{
 // migrate creates the table and its indexes in one transaction:
 // additive only, never a row touched.
 func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, stmt := range append([]string{createTable}, indexes...) {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
+	return migration.Run(ctx, db, migration.Plan{Create: []string{createTable}, Indexes: indexes})
 }

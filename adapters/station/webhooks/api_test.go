@@ -42,7 +42,7 @@ func TestAuthorityLapseSuspendsAndRegrantResumes(t *testing.T) {
 	w, _, _ = e.h.load(ctx, s.Webhook.ID)
 	assert.Nil(t, w.Suspended)
 	var actions []string
-	for _, row := range e.audit.all() {
+	for _, row := range e.audit.All() {
 		actions = append(actions, row.Primitive)
 	}
 	assert.Equal(t, []string{"admin.webhook.create", "admin.webhook.suspend", "admin.webhook.resume"}, actions)

@@ -136,7 +136,7 @@ func TestSuccessResetsTheStreakAndRedeliverResends(t *testing.T) {
 	assert.Equal(t, "no such delivery", err.(*vine.Error).Message)
 	_, err = e.h.Act(ctx, caller("olga"), s.Webhook.ID, []byte(`{"action": "explode"}`))
 	assert.Equal(t, &vine.Error{Code: vine.ESchema, Message: "unknown action: explode", Hint: "One of: test, rotate, redeliver."}, err)
-	for _, row := range e.audit.all() {
+	for _, row := range e.audit.All() {
 		assert.NotContains(t, row.Args, "url")
 		for _, v := range row.Args {
 			assert.NotContains(t, v, "whsec_", "no secret in an audit row")

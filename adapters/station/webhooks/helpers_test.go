@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/adapters/record"
+	"github.com/monkeyllm/vine/adapters/internal/recordtest"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -31,7 +31,7 @@ type env struct {
 	reg     *registry.Registry
 	forests *vine.Registry
 	h       *Hooks
-	audit   *auditSink
+	audit   *recordtest.Trail
 	waits   *waits
 }
 
@@ -57,29 +57,11 @@ func (w *waits) list() []time.Duration {
 	return append([]time.Duration{}, w.asked...)
 }
 
-// auditSink keeps the audit rows.
-type auditSink struct {
-	mu   sync.Mutex
-	rows []record.Call
-}
-
-func (a *auditSink) Record(_ context.Context, c record.Call) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.rows = append(a.rows, c)
-}
-
-func (a *auditSink) all() []record.Call {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]record.Call{}, a.rows...)
-}
-
 func newEnv(t *testing.T, allowPrivate bool) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir, _ := testforest.Fixture(t)
-	e := &env{t: t, audit: &auditSink{}, waits: &waits{}}
+	e := &env{t: t, audit: &recordtest.Trail{}, waits: &waits{}}
 	var err error
 	e.reg, err = registry.Open(ctx, filepath.Join(t.TempDir(), "station.db"), &registry.Options{Forests: []string{forestID}})
 	require.NoError(t, err)

@@ -5,6 +5,8 @@ package webhooks
 import (
 	"context"
 	"database/sql"
+
+	"github.com/monkeyllm/vine/adapters/station/internal/migration"
 )
 
 // The tables of 09 §2 under the reference's names. suspended holds the
@@ -41,20 +43,15 @@ var tables = []string{
 		response TEXT,
 		body     TEXT
 	)`,
+}
+
+// indexes serve a webhook's delivery log.
+var indexes = []string{
 	`CREATE INDEX IF NOT EXISTS webhook_deliveries_webhook ON webhook_deliveries(webhook, delivery)`,
 }
 
-// migrate creates the tables and index: additive only.
+// migrate creates the tables and index in one transaction: additive
+// only.
 func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, stmt := range tables {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
+	return migration.Run(ctx, db, migration.Plan{Create: tables, Indexes: indexes})
 }
