@@ -233,7 +233,9 @@ func (b *batch) run(ctx context.Context, progress *notifier) {
 		progress.send(b.steps.Done(), b.steps.Total(), step.File+": "+step.Action)
 	}
 	progress.flush()
-	rep := &ingestreq.Report{Mode: b.view.Mode, IngestReport: b.steps.Partial(), CommitBefore: b.before, Commit: ingestreq.Head(b.dir)}
+	rep := &ingestreq.Report{Mode: b.view.Mode, IngestReport: b.steps.Partial(), CommitBefore: b.before,
+		Commit: ingestreq.Head(b.dir), Bound: b.in.opt.Curator != nil}
+	rep.Curated = rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0 // no rollup over MCP: Rollup stays null
 	b.update(func(j *ingestreq.Job) {
 		j.State, j.Finished, j.Report, j.Error = state, ingestreq.Stamp(time.Now()), rep, failure
 	})

@@ -145,10 +145,13 @@ func (d *Approved) passport() *gardener.UploadPassport {
 type ComposeResult struct {
 	Mode string `json:"mode"`
 	*gardener.IngestReport
-	Drafts       []StagedDraft `json:"drafts,omitempty"`
-	CommitBefore string        `json:"commit_before"`
-	Commit       *string       `json:"commit"`
-	Preview      bool          `json:"preview,omitempty"`
+	Drafts       []StagedDraft          `json:"drafts,omitempty"`
+	CommitBefore string                 `json:"commit_before"`
+	Commit       *string                `json:"commit"`
+	Rollup       *gardener.RollupReport `json:"rollup"` // one document rolls up no branch: null
+	Curated      bool                   `json:"curated"`
+	Bound        bool                   `json:"bound"`
+	Preview      bool                   `json:"preview,omitempty"`
 }
 
 // StagedDraft is a draft a stage answers for review.
@@ -184,13 +187,14 @@ func Compose(ctx context.Context, v *vine.Vine, sc *vine.Scoped, opt gardener.Op
 	if host := opt.CandidateFilter; !sc.Unrestricted() {
 		opt.CandidateFilter = func(id string) bool { return sc.InScope(id) && (host == nil || host(id)) }
 	}
-	out := &ComposeResult{Mode: ModeCompose, CommitBefore: Head(v.Dir())}
+	out := &ComposeResult{Mode: ModeCompose, CommitBefore: Head(v.Dir()), Bound: opt.Curator != nil}
 	if req.Stage {
 		rep, err := gardener.NewPreview(v, &opt).Upload(ctx, req.Files, req.Dest)
 		if err != nil {
 			return nil, err
 		}
-		out.IngestReport, out.Preview = rep, true
+		out.report(rep)
+		out.Preview = true
 		out.Drafts = staged(v.Dir(), sc, rep.Drafts)
 		return out, nil
 	}
@@ -204,8 +208,14 @@ func Compose(ctx context.Context, v *vine.Vine, sc *vine.Scoped, opt gardener.Op
 		return nil, err
 	}
 	head := Head(v.Dir())
-	out.IngestReport, out.Commit = rep, &head
+	out.report(rep)
+	out.Commit = &head
 	return out, nil
+}
+
+// report sets the Gardener's report and what it says of curation.
+func (c *ComposeResult) report(rep *gardener.IngestReport) {
+	c.IngestReport, c.Curated = rep, rep.Curation.LLMSummaries > 0
 }
 
 // staged are the drafts as a reviewer sees them.
