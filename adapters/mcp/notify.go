@@ -18,7 +18,9 @@ type notifier struct {
 	queue chan *sdk.ProgressNotificationParams
 	sent  chan struct{}
 	token any
-	once  sync.Once
+
+	mu     sync.Mutex
+	closed bool // flushed: a late send is dropped, never a send on a closed queue
 }
 
 func newNotifier(ctx context.Context, ss *sdk.ServerSession, token any) *notifier {
@@ -38,22 +40,30 @@ func (n *notifier) send(progress, total int, message string) {
 	if n == nil {
 		return
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return
+	}
 	select {
 	case n.queue <- &sdk.ProgressNotificationParams{ProgressToken: n.token, Progress: float64(progress), Total: float64(total), Message: message}:
 	default:
 	}
 }
 
-// flush waits for every queued notification; send must not follow it.
-// Flushing again is a no-op.
+// flush waits for every queued notification; what is sent after it is
+// dropped. Flushing again is a no-op.
 func (n *notifier) flush() {
 	if n == nil {
 		return
 	}
-	n.once.Do(func() {
+	n.mu.Lock()
+	if !n.closed {
+		n.closed = true
 		close(n.queue)
-		<-n.sent
-	})
+	}
+	n.mu.Unlock()
+	<-n.sent
 }
 
 type notifierKey struct{}
