@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package ingestreq is the one way a transport validates an ingest call
-// (spec 06 §17, J.8): the wire signature, the decoding of its arguments
-// and upload entries, the policy and ingest-root checks, and the
-// Gardener steps an accepted call runs. REST and MCP both validate
-// through it, so a refusal reads the same on either surface; what each
-// surface does with the steps (a job, progress notifications) stays its
-// own.
+// Package ingestreq is the one way a transport validates and answers an
+// ingest call (spec 06 §17–18, J.8–J.9): the wire signature, the
+// decoding of its arguments, upload entries and their passports (J.8.4),
+// the policy and ingest-root checks, the Gardener steps an accepted call
+// runs, the job record every surface answers, and compose (one authored
+// document: stage, review, accept). REST and MCP both validate through
+// it, so a refusal reads the same on either surface; how each runs the
+// steps (REST's job store and writer lanes, MCP's call with progress
+// notifications) stays its own.
 package ingestreq
 
 import (
