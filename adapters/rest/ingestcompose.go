@@ -38,5 +38,6 @@ func (s *Server) compose(w http.ResponseWriter, r *http.Request, who *keys.Princ
 		s.refuse(w, ingestName, err)
 		return
 	}
+	noteOf(r).setCommit(out) // the audit row names the commit an accept made; a stage made none
 	s.writeJSON(w, ingestName, http.StatusOK, out)
 }

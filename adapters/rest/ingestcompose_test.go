@@ -10,6 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/recordtest"
+	"github.com/monkeyllm/vine/adapters/record"
+	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
@@ -94,4 +97,21 @@ func TestComposeRefusals(t *testing.T) {
 	planted := ok(t, st.post(keyFull, "ingest", `{"mode":"compose",`+memo+`}`))
 	assert.Equal(t, []any{"night-watch-memo-2"}, planted["planted"])
 	assert.NotContains(t, planted, "job")
+}
+
+// TestComposeAudit: a compose is one audit row when its answer is out,
+// naming the commit an accept made; a stage names none.
+func TestComposeAudit(t *testing.T) {
+	tr := &recordtest.Trail{}
+	st := newStation(t, func(o *rest.Options) { o.Recorder = tr })
+	ok(t, st.post(keyFull, "ingest", `{"mode":"compose",`+memo+`,"stage":true}`))
+	planted := ok(t, st.post(keyFull, "ingest", `{"mode":"compose",`+memo+`}`))
+	rows := tr.All()
+	require.Len(t, rows, 2)
+	for _, row := range rows {
+		assert.Equal(t, "ingest", row.Primitive)
+		assert.Equal(t, record.OK, row.Result)
+	}
+	assert.Empty(t, rows[0].CommitSHA, "a stage commits nothing")
+	assert.Equal(t, planted["commit"], rows[1].CommitSHA)
 }
