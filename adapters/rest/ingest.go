@@ -341,7 +341,7 @@ func resolveRoots(roots []string) []string {
 // prepare makes the batch's steps: everything that can refuse it is
 // checked here, before the first document.
 func (s *Server) prepare(ctx context.Context, v *vine.Vine, j *job, req ingestRequest) (*gardener.Steps, error) {
-	opt := s.gardenerOptions(ctx, v)
+	opt := s.gardenerOptions(ctx, filepath.Base(v.Dir()))
 	host := opt.OnStage
 	opt.OnStage = func(file string, st gardener.Stage) {
 		stage := string(st)
@@ -429,16 +429,17 @@ func head(dir string) string {
 	return h
 }
 
-// gardenerOptions are the Gardener options of one batch on v: the host's
-// for every forest, then adjusted for this one (Options.GardenerFor).
-func (s *Server) gardenerOptions(ctx context.Context, v *vine.Vine) gardener.Options {
+// gardenerOptions are the Gardener options of one batch on the forest
+// id: the host's for every forest, then adjusted for this one
+// (Options.GardenerFor).
+func (s *Server) gardenerOptions(ctx context.Context, id string) gardener.Options {
 	opt := gardener.Options{}
 	if s.opt.Gardener != nil {
 		opt = *s.opt.Gardener
 		opt.Converters = slices.Clone(opt.Converters) // the host's slice is every forest's
 	}
 	if s.opt.GardenerFor != nil {
-		s.opt.GardenerFor(ctx, filepath.Base(v.Dir()), &opt)
+		s.opt.GardenerFor(ctx, id, &opt)
 	}
 	return opt
 }
