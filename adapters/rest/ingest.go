@@ -5,6 +5,8 @@ package rest
 import (
 	"context"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/monkeyllm/vine"
@@ -76,10 +78,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, who *keys.Princi
 // prepare makes the batch's steps, the job record following the
 // document in hand.
 func (s *Server) prepare(ctx context.Context, v *vine.Vine, j *job, req ingestreq.Request) (*gardener.Steps, error) {
-	opt := gardener.Options{}
-	if s.opt.Gardener != nil {
-		opt = *s.opt.Gardener
-	}
+	opt := s.gardenerOptions(ctx, filepath.Base(v.Dir()))
 	host := opt.OnStage
 	opt.OnStage = func(file string, st gardener.Stage) {
 		stage := string(st)
@@ -138,4 +137,19 @@ func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.S
 	rep.Curated = rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0
 	finished := ingestreq.Stamp(time.Now())
 	j.update(func(v *jobView) { v.State, v.Finished, v.Report, v.Error = state, finished, rep, failure })
+}
+
+// gardenerOptions are the Gardener options of one batch on the forest
+// id: the host's for every forest, then adjusted for this one
+// (Options.GardenerFor).
+func (s *Server) gardenerOptions(ctx context.Context, id string) gardener.Options {
+	opt := gardener.Options{}
+	if s.opt.Gardener != nil {
+		opt = *s.opt.Gardener
+		opt.Converters = slices.Clone(opt.Converters) // the host's slice is every forest's
+	}
+	if s.opt.GardenerFor != nil {
+		s.opt.GardenerFor(ctx, id, &opt)
+	}
+	return opt
 }

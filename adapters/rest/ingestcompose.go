@@ -8,7 +8,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/keys"
-	"github.com/monkeyllm/vine/gardener"
 )
 
 // compose serves POST …/ingest with mode compose (J.8): one authored
@@ -17,10 +16,7 @@ import (
 // runs on the writer lane, between the steps of any batch, and its
 // commit carries the caller's trailer.
 func (s *Server) compose(w http.ResponseWriter, r *http.Request, who *keys.Principal, id string, pol vine.Policy, req ingestreq.Request) {
-	opt := gardener.Options{}
-	if s.opt.Gardener != nil {
-		opt = *s.opt.Gardener
-	}
+	opt := s.gardenerOptions(r.Context(), id)
 	var out *ingestreq.ComposeResult
 	ctx := stamped(r.Context(), who)
 	err := s.on(ctx, who, id, false, func(v *vine.Vine) error {

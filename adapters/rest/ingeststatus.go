@@ -14,12 +14,13 @@ import (
 // ingestStatus is the answer of GET /v1/forests/{forest}/ingest (J.8.5):
 // what a console needs to offer ingest — the recorded source root, whether
 // a bare sync may read it now, whether any host path is served, and the
-// formats some converter claims.
+// formats this forest can ingest, [{extension, via}] (v0.83: one list,
+// from supported_formats over the forest's own converters and bindings).
 type ingestStatus struct {
 	Source   *string           `json:"source"`
 	CanSync  bool              `json:"can_sync"`
 	HostPath bool              `json:"host_paths"`
-	Formats  map[string]string `json:"formats"`
+	Formats  []gardener.Format `json:"formats"`
 }
 
 // ingestInfo serves GET /v1/forests/{forest}/ingest; it needs ingest.
@@ -55,10 +56,6 @@ func (s *Server) ingestInfo(w http.ResponseWriter, r *http.Request) {
 		}
 		out.CanSync = ingestreq.Roots(s.opt.IngestRoots).Allow(root) == nil
 	}
-	var extras []gardener.Converter
-	if s.opt.Gardener != nil {
-		extras = s.opt.Gardener.Converters
-	}
-	out.Formats = gardener.SupportedFormats(cfg.Converters, extras)
+	out.Formats = gardener.Formats(cfg.Converters, s.gardenerOptions(ctx, id).Converters)
 	s.writeJSON(w, op, http.StatusOK, out)
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/rest"
+	"github.com/monkeyllm/vine/gardener"
 )
 
 func TestIngestStatus(t *testing.T) {
@@ -27,7 +30,7 @@ func TestIngestStatus(t *testing.T) {
 		Source   *string           `json:"source"`
 		CanSync  bool              `json:"can_sync"`
 		HostPath bool              `json:"host_paths"`
-		Formats  map[string]string `json:"formats"`
+		Formats  []gardener.Format `json:"formats"`
 	}
 	r := st.do("GET", path, keyFull, "")
 	require.Equal(t, http.StatusOK, r.status, r.body)
@@ -35,7 +38,9 @@ func TestIngestStatus(t *testing.T) {
 	assert.Nil(t, status.Source, "nothing adopted yet")
 	assert.False(t, status.CanSync)
 	assert.True(t, status.HostPath)
-	assert.Equal(t, "builtin", status.Formats[".md"], "the formats some converter claims")
+	assert.Contains(t, status.Formats, gardener.Format{Extension: ".md", Via: "builtin"}, "the formats some converter claims")
+	assert.True(t, slices.IsSortedFunc(status.Formats, func(a, b gardener.Format) int { return strings.Compare(a.Extension, b.Extension) }),
+		"one list, in extension order")
 
 	adopt, _ := json.Marshal(map[string]any{"mode": "adopt", "path": src, "dest": "operations", "wait": true})
 	require.Equal(t, http.StatusOK, st.post(keyFull, "ingest", string(adopt)).status)

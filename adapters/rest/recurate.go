@@ -4,6 +4,7 @@ package rest
 
 import (
 	"net/http"
+	"path/filepath"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/record"
@@ -62,10 +63,7 @@ func (s *Server) recurate(w http.ResponseWriter, r *http.Request) {
 			return envelope.New(envelope.Forbidden, "recurate covers the whole forest; this key sees part of it",
 				"a key with admin over the whole forest can recurate it")
 		}
-		opt := gardener.Options{}
-		if s.opt.Gardener != nil {
-			opt = *s.opt.Gardener
-		}
+		opt := s.gardenerOptions(ctx, filepath.Base(v.Dir()))
 		opt.Progress = nil
 		out.RecurateReport, err = gardener.New(v, &opt).Recurate(ctx, gardener.RecurateOptions{Derive: a.Strings("derive")})
 		return err

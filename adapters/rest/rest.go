@@ -53,6 +53,7 @@
 package rest
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -129,6 +130,11 @@ type Options struct {
 	// converters); nil means the Gardener's defaults. Its Progress is not
 	// used: the job record is the progress.
 	Gardener *gardener.Options
+
+	// GardenerFor, when set, adjusts a copy of Gardener for one forest's
+	// ingest batch or recurate: a host that binds models per forest adds
+	// the forest's curator and describer here. forest is the forest's id.
+	GardenerFor func(ctx context.Context, forest string, opt *gardener.Options)
 
 	// IngestRoots are the host directories adopt and sync may read
 	// (MONKEYLLM_INGEST_ROOTS), compared after symlinks are resolved;

@@ -3,18 +3,13 @@
 package station
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
-	"sync"
 
 	"github.com/monkeyllm/vine"
-	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/providers"
-	"github.com/monkeyllm/vine/answer"
 )
 
 // Providers and model bindings (09 §8). Any admin lists providers;
@@ -173,123 +168,6 @@ func bindingOf(forest string, m map[string]json.RawMessage) (b providers.Binding
 		}
 	}
 	return b, isTrue(m["remove"]), nil
-}
-
-// bindAnswer builds the Answerer the host binds: through AnswerWith
-// with the forests' bindings, else through Answer.
-func (s *Server) bindAnswer() (*answer.Answerer, error) {
-	if s.opt.AnswerWith != nil {
-		return s.opt.AnswerWith(answer.Options{StoreSettings: s.StoreSettings, ModelFor: s.answerModel})
-	}
-	return s.opt.Answer(s.StoreSettings)
-}
-
-// answerModel is the model of v's answer binding, for the Answerer
-// (answer.Options.ModelFor); found is false when the forest has none.
-func (s *Server) answerModel(ctx context.Context, v *vine.Vine) (answer.Model, answer.Binding, bool) {
-	m, found, err := s.models.Resolve(ctx, filepath.Base(v.Dir()), providers.RoleAnswer)
-	if err != nil || !found {
-		if err != nil {
-			s.log.Warn("station: reading the answer binding", "err", err)
-		}
-		return nil, answer.Binding{}, false
-	}
-	client, err := s.clients.get(m)
-	if err != nil {
-		s.log.Warn("station: the answer binding names an unusable endpoint", "provider", m.Provider, "err", err)
-		return nil, answer.Binding{}, false
-	}
-	reasoning := "off"
-	if m.Reasoning {
-		reasoning = "on"
-	}
-	return client, answer.Binding{Provider: m.Provider, Model: m.Model, MaxTokens: m.MaxTokens, Reasoning: reasoning}, true
-}
-
-// modelClients keeps one client per endpoint, model and key, so the
-// connections of a binding are reused across calls.
-type modelClients struct{ m sync.Map }
-
-func (c *modelClients) get(m providers.Model) (*llamacpp.Client, error) {
-	key := m.Endpoint + "\x00" + m.Model + "\x00" + m.APIKey
-	if got, ok := c.m.Load(key); ok {
-		return got.(*llamacpp.Client), nil
-	}
-	var opts []llamacpp.Option
-	if m.APIKey != "" {
-		opts = append(opts, llamacpp.WithAPIKey(m.APIKey))
-	}
-	client, err := llamacpp.New(m.Endpoint, m.Model, opts...)
-	if err != nil {
-		return nil, err
-	}
-	got, _ := c.m.LoadOrStore(key, client)
-	return got.(*llamacpp.Client), nil
-}
-
-// gauntletSetting is the forest_settings key that switches the Gauntlet.
-const gauntletSetting = "gauntlet"
-
-// gauntletSwitch is the Station's per-forest Gauntlet switch for the
-// REST canopy route, kept in forest_settings (default on).
-type gauntletSwitch struct{ s *Server }
-
-func (g gauntletSwitch) GauntletEnabled(ctx context.Context, forest string) (bool, error) {
-	on := true
-	_, err := g.s.reg.Setting(ctx, forest, gauntletSetting, &on)
-	return on, err
-}
-
-// SetGauntlet stores the switch and applies it to the forest's instances.
-func (g gauntletSwitch) SetGauntlet(ctx context.Context, forest string, on bool) error {
-	if err := g.s.reg.SetSetting(ctx, forest, gauntletSetting, on); err != nil {
-		return err
-	}
-	g.s.reattach(ctx, forest)
-	return nil
-}
-
-// attachModels gives a forest opening in one of the Station's registries
-// the embedder its embed binding names (vine.Options.Opened); none when
-// it is unbound, unreadable, or the forest's gauntlet setting is off.
-func (s *Server) attachModels(v *vine.Vine) {
-	v.SetEmbedder(nil)
-	if s.models == nil {
-		return
-	}
-	ctx := context.Background()
-	forest := filepath.Base(v.Dir())
-	on := true
-	if _, err := s.reg.Setting(ctx, forest, gauntletSetting, &on); err != nil || !on {
-		return
-	}
-	m, found, err := s.models.Resolve(ctx, forest, providers.RoleEmbed)
-	if err != nil || !found {
-		return
-	}
-	emb, err := s.clients.get(m)
-	if err != nil {
-		s.log.Warn("station: the embed binding names an unusable endpoint", "forest", forest, "err", err)
-		return
-	}
-	v.SetEmbedder(emb)
-}
-
-// reattach applies forest's current bindings to its writable instance
-// and drops its read-only ones, which reopen with them.
-func (s *Server) reattach(ctx context.Context, forest string) {
-	if v, err := s.forests.Forest(ctx, forest); err == nil {
-		s.attachModels(v)
-	}
-	if err := s.api.Reopen(forest); err != nil {
-		s.log.Warn("station: reopening read-only instances after a binding change", "forest", forest, "err", err)
-	}
-}
-
-func (s *Server) reattachAll(ctx context.Context) {
-	for _, id := range s.forestIDs() {
-		s.reattach(ctx, id)
-	}
 }
 
 // outcome is a governance act's audit result: ok, or refused.

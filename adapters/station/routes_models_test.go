@@ -4,11 +4,15 @@ package station
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +20,7 @@ import (
 
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/answer"
+	"github.com/monkeyllm/vine/gardener"
 )
 
 // embedServer is a fake OpenAI-compatible /v1/embeddings: the same text
@@ -164,7 +169,10 @@ func TestProviderGovernance(t *testing.T) {
 // answers text, not streamed, and records the model each call named.
 func chatServer(t *testing.T, text string) (*httptest.Server, *[]string) {
 	var models []string
+	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
 		var req struct {
 			Model string `json:"model"`
 		}
@@ -211,4 +219,30 @@ func TestAnswerBindingPerForest(t *testing.T) {
 	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/models", owner, map[string]any{"forest": forestID, "role": "answer", "remove": true}).status)
 	_, err = ask()
 	assert.ErrorContains(t, err, "no answer model is bound to this forest")
+}
+
+// TestVisionBindingDescribesIngestedImages: a forest's vision binding
+// describes the images its ingest jobs receive, and its ingest binding
+// becomes the jobs' curator.
+func TestVisionBindingDescribesIngestedImages(t *testing.T) {
+	ts := newTestStation(t, nil)
+	owner := ts.owner()
+	srv, models := chatServer(t, "A slide with a rota.\n\nText in the image:\n- Kelpwarden rota")
+	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/providers", owner, map[string]any{"name": "lab", "endpoint": srv.URL + "/v1"}).status)
+	for _, role := range []string{"vision", "ingest"} {
+		b := ts.call("POST", "/v1/admin/models", owner, map[string]any{"forest": forestID, "role": role, "provider": "lab", "model": role + "-model"})
+		require.Equal(t, http.StatusOK, b.status, b.body)
+	}
+	var opt gardener.Options
+	ts.s.gardenerFor(context.Background(), forestID, &opt)
+	assert.IsType(t, &gardener.ModelCurator{}, opt.Curator, "the ingest binding curates")
+
+	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\nslide"))
+	r := ts.call("POST", "/v1/forests/"+forestID+"/ingest", owner, map[string]any{
+		"files": []any{map[string]any{"name": "rota.png", "b64": png}}, "dest": "operations", "wait": true})
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	body, err := os.ReadFile(filepath.Join(ts.root, forestID, "operations", "rota.md"))
+	require.NoError(t, err, r.body)
+	assert.Contains(t, string(body), "Kelpwarden rota", "the vision model's transcription is the body")
+	assert.Contains(t, *models, "vision-model")
 }

@@ -197,6 +197,7 @@ func (s *Server) build() {
 		ReadOnly: !s.opt.Writable, MCP: wire.NewHosts(s.hostsOrLocal()), Logger: s.log, AccessLog: s.opt.AccessLog,
 		Recorder: s.audit, Granter: granter{s.reg}, OnEvent: s.onEvent, Routes: s.routes(), HealthFields: s.healthFields,
 		SnapshotDir: filepath.Join(filepath.Dir(s.opt.Registry), "snapshots"), Readers: s.opt.Readers, Gauntlet: gauntletSwitch{s},
+		GardenerFor: s.gardenerFor,
 		OpenReader: func() (*vine.Registry, error) {
 			return vine.NewRegistry(s.opt.Root, &vine.Options{ReadOnly: true, Logger: s.log, Observer: rest.TimingObserver{},
 				Opened: s.attachModels})
