@@ -79,7 +79,9 @@ func (c curation) run(ctx context.Context) {
 	for _, h := range append(registeredHooks(), r.c.opt.Hooks...) {
 		c.hook(ctx, h)
 	}
-	if r.c.opt.Curator != nil {
+	if p := r.passports[c.d.SourcePath]; p != nil {
+		c.applyPassport(p) // the gate: a passported draft never reaches the model
+	} else if r.c.opt.Curator != nil {
 		c.curator(ctx)
 	}
 	c.settle()

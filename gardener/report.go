@@ -33,6 +33,10 @@ type IngestReport struct {
 	AliasesClipped int `json:"aliases_clipped"`
 	// TagsDropped counts tags lost to the tag rule or the cap of 12.
 	TagsDropped int `json:"tags_dropped"`
+	// PassportsIgnored are the staged upload names sent with a passport
+	// that refreshed a document already there: a refresh keeps the
+	// passport the forest holds (J.8.4).
+	PassportsIgnored []string `json:"passports_ignored,omitempty"`
 	// Consumed are the staged upload names removed once they landed.
 	Consumed []string `json:"consumed"`
 	// Curation sums what curation did (G.4 §11.8).
@@ -95,7 +99,7 @@ func (r *IngestReport) clone() *IngestReport {
 	c := *r
 	c.Planted, c.Branches, c.Updated = slices.Clone(r.Planted), slices.Clone(r.Branches), slices.Clone(r.Updated)
 	c.Unchanged, c.Stale, c.Unsupported = slices.Clone(r.Unchanged), slices.Clone(r.Stale), slices.Clone(r.Unsupported)
-	c.Errors, c.Consumed = slices.Clone(r.Errors), slices.Clone(r.Consumed)
+	c.Errors, c.Consumed, c.PassportsIgnored = slices.Clone(r.Errors), slices.Clone(r.Consumed), slices.Clone(r.PassportsIgnored)
 	if r.Drafts != nil {
 		c.Drafts = make([]Draft, len(r.Drafts))
 		for i, d := range r.Drafts {

@@ -38,6 +38,8 @@ type run struct {
 	consume bool              // remove each staged file once it landed (uploads)
 	urls    map[string]string // provenance: staged name → source URL
 
+	passports map[string]*UploadPassport // staged name → the sender's passport (J.8.4)
+
 	index   map[string]passport // source_path → passport
 	planned map[string]bool     // ids this run created (a preview: would create)
 	report  *IngestReport
@@ -70,6 +72,9 @@ func (r *run) do(ctx context.Context, t task) error {
 		return nil
 	}
 	if p, ok := r.index[t.rel]; ok {
+		if r.passports[t.rel] != nil {
+			r.report.PassportsIgnored = append(r.report.PassportsIgnored, t.rel)
+		}
 		return r.reconcile(ctx, f, p)
 	}
 	return r.plantNew(ctx, f)

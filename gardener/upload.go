@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -41,6 +42,9 @@ type UploadFile struct {
 	// it becomes the passport's origin and a provenance line under a
 	// markdown body.
 	SourceURL string
+	// Passport, optional, is what the sender says about the file
+	// (J.8.4): a new document takes it instead of asking the Curator.
+	Passport *UploadPassport
 }
 
 // UploadSteps validates every file, stages them under the forest's
@@ -54,23 +58,57 @@ func (g *Gardener) UploadSteps(ctx context.Context, files []UploadFile, dest str
 	if err := g.c.writable("upload"); err != nil {
 		return nil, err
 	}
+	s := liveSink{v: g.c.v}
+	staging := filepath.Join(g.c.v.Dir(), filepath.FromSlash(StagingDir))
+	return g.c.uploadSteps(ctx, s, staging, s.writeFile, files, dest)
+}
+
+// uploadSteps checks every entry, stages the files under staging with
+// write, and prepares their reconciliation; a live run consumes what
+// landed.
+func (c core) uploadSteps(ctx context.Context, s sink, staging string, write func(string, []byte) error,
+	files []UploadFile, dest string) (*Steps, error) {
 	names, urls, err := checkUploads(files)
 	if err != nil {
 		return nil, err
 	}
-	s := liveSink{v: g.c.v}
-	r, err := g.c.begin(ctx, s, "upload", dest)
+	passports, err := uploadPassports(files, names)
 	if err != nil {
 		return nil, err
 	}
-	staging := filepath.Join(g.c.v.Dir(), filepath.FromSlash(StagingDir))
+	r, err := c.begin(ctx, s, "upload", dest)
+	if err != nil {
+		return nil, err
+	}
 	for i, f := range files {
-		if err := s.writeFile(filepath.Join(staging, filepath.FromSlash(names[i])), f.Data); err != nil {
+		if err := write(filepath.Join(staging, filepath.FromSlash(names[i])), f.Data); err != nil {
 			return nil, fmt.Errorf("upload: stage %s: %w", names[i], err)
 		}
 	}
-	r.consume = true
+	r.consume, r.passports = !r.dry, passports
 	return r.reconcileSteps(staging, names, urls)
+}
+
+// Upload is Gardener.Upload without any write to the forest (J.8.1, the
+// stage of compose): the files are staged in a temporary directory
+// outside it, removed once the drafts are collected.
+func (p *Preview) Upload(ctx context.Context, files []UploadFile, dest string) (*IngestReport, error) {
+	tmp, err := os.MkdirTemp("", "vine-preview-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	write := func(path string, data []byte) error {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(path, data, 0o644)
+	}
+	s, err := p.c.uploadSteps(ctx, drySink{}, tmp, write, files, dest)
+	if err != nil {
+		return nil, err
+	}
+	return s.Drain(ctx)
 }
 
 // Upload stages the files and drains their sync: UploadSteps drained.
@@ -80,6 +118,22 @@ func (g *Gardener) Upload(ctx context.Context, files []UploadFile, dest string) 
 		return nil, err
 	}
 	return s.Drain(ctx)
+}
+
+// uploadPassports checks every entry's passport and maps the staged
+// name to it.
+func uploadPassports(files []UploadFile, names []string) (map[string]*UploadPassport, error) {
+	out := map[string]*UploadPassport{}
+	for i, f := range files {
+		if f.Passport == nil {
+			continue
+		}
+		if err := checkPassport(i, f.Passport); err != nil {
+			return nil, err
+		}
+		out[names[i]] = f.Passport
+	}
+	return out, nil
 }
 
 // checkUploads validates every entry before anything is staged and

@@ -14,36 +14,20 @@ import (
 
 // hopProgress makes an answer walk send one progress notification per
 // hop when the client gave a progress token (spec 05 §6.11, v0.82):
-// (n, budget, message). The hop observer never waits on the transport: a
-// hop is queued, or dropped when the queue is full, and one goroutine
-// sends; flush waits for it, so every notification is out before the
-// result.
+// (n, budget, message). The hop observer never waits on the transport
+// (the notifier queues or drops); the returned flush waits until every
+// notification is out, so all precede the result.
 func hopProgress(ctx context.Context, ss *sdk.ServerSession, token any, raw json.RawMessage) (context.Context, func()) {
 	budget := hopBudget(raw)
-	queue := make(chan answer.Hop, 32)
-	sent := make(chan struct{})
-	go func() {
-		defer close(sent)
-		for h := range queue {
-			msg := fmt.Sprintf("hop %d: %s", h.N, h.Tool)
-			if h.ID != "" {
-				msg += " " + h.ID
-			}
-			// A client gone away only loses its progress; the answer goes on.
-			_ = ss.NotifyProgress(context.WithoutCancel(ctx), &sdk.ProgressNotificationParams{
-				ProgressToken: token, Progress: float64(h.N), Total: float64(budget), Message: msg})
-		}
-	}()
+	n := newNotifier(ctx, ss, token)
 	ctx = answer.WithObservers(ctx, answer.Observers{OnHop: func(h answer.Hop) {
-		select {
-		case queue <- h:
-		default:
+		msg := fmt.Sprintf("hop %d: %s", h.N, h.Tool)
+		if h.ID != "" {
+			msg += " " + h.ID
 		}
+		n.send(h.N, budget, msg)
 	}})
-	return ctx, func() {
-		close(queue)
-		<-sent
-	}
+	return ctx, n.flush
 }
 
 // hopBudget is the walk's hop budget as the call asked for it: true is

@@ -82,6 +82,11 @@ type Options struct {
 	// and write none. Record must not block: it runs on the call's
 	// goroutine. Nil keeps no audit trail.
 	Recorder record.Recorder
+
+	// Ingest, when set, serves the ingest tool (spec 06 §17): callers
+	// holding the ingest capability send documents, and a batch answers
+	// its job record. Nil serves no ingest tool.
+	Ingest *IngestOptions
 }
 
 // server is the state every tool handler shares.
@@ -93,7 +98,8 @@ type server struct {
 	forest  wire.ForestArg
 	version string
 	log     *slog.Logger
-	tools   []string // served tool names, sorted
+	tools   []string  // served tool names, sorted
+	ingest  *ingester // nil: no ingest tool
 }
 
 func newServer(reg *vine.Registry, opts *Options) *server {
@@ -113,6 +119,10 @@ func newServer(reg *vine.Registry, opts *Options) *server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.tools = []string{wire.ForestsTool}
+	if o.Ingest != nil {
+		s.ingest = newIngester(o.Ingest)
+		s.tools = append(s.tools, ingestSig.Name)
+	}
 	for _, sig := range vine.Signatures() {
 		s.tools = append(s.tools, sig.Name)
 	}
@@ -156,6 +166,7 @@ func NewServer(reg *vine.Registry, opts *Options) *sdk.Server {
 			return s.call(ctx, who, sig, raw)
 		}))
 	}
+	s.addIngest(srv)
 	srv.AddReceivingMiddleware(s.withhold)
 	return srv
 }
@@ -222,11 +233,15 @@ func (s *server) guarded(tool string, fn toolFunc) sdk.ToolHandler {
 		if !ok {
 			return refused(tool, wire.MissingKey()), nil
 		}
-		if tool == answer.Signature.Name {
-			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			switch tool {
+			case answer.Signature.Name:
 				var flush func()
 				ctx, flush = hopProgress(ctx, req.Session, token, req.Params.Arguments)
 				defer flush()
+			case ingestSig.Name:
+				ctx = withProgress(ctx, req.Session, token)
+				defer progressOf(ctx).flush() // a refused call sends nothing and stops the sender
 			}
 		}
 		return fn(ctx, who, req.Params.Arguments), nil

@@ -10,39 +10,6 @@ import (
 	"github.com/monkeyllm/vine"
 )
 
-// FuzzDecodeIngest: any body is either a refusal with a code or a
-// request whose mode is one of three and whose files carry bytes.
-func FuzzDecodeIngest(f *testing.F) {
-	f.Add([]byte(`{"files":[{"name":"a.md","text":"# A"}],"dest":"x","wait":true}`))
-	f.Add([]byte(`{"files":[{"name":"a.bin","b64":"AAEC"}]}`))
-	f.Add([]byte(`{"mode":"adopt","path":"/srv/docs"}`))
-	f.Add([]byte(`{"mode":"sync","path":"sub/dir"}`))
-	f.Add([]byte(`{"files":[{"name":"a","text":"x","b64":"eA=="}]}`))
-	f.Add([]byte(`[]`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := decodeIngest(body)
-		if err != nil {
-			if vine.CodeOf(err) == "" {
-				t.Fatalf("a refusal without a code: %v", err)
-			}
-			return
-		}
-		switch req.mode {
-		case modeUpload:
-			if req.files == nil {
-				t.Fatal("an upload without files passed")
-			}
-		case modeAdopt:
-			if req.path == "" {
-				t.Fatal("an adopt without a path passed")
-			}
-		case modeSync:
-		default:
-			t.Fatalf("mode %q passed", req.mode)
-		}
-	})
-}
-
 // FuzzRecursiveParam: export accepts recursive alone, spelled true, 1,
 // false or 0 in any case; everything else is a schema refusal.
 func FuzzRecursiveParam(f *testing.F) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/gardener"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) ingestInfo(w http.ResponseWriter, r *http.Request) {
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(dir, root)
 		}
-		out.CanSync = s.hostPathAllowed(root) == nil
+		out.CanSync = ingestreq.Roots(s.opt.IngestRoots).Allow(root) == nil
 	}
 	out.Formats = gardener.Formats(cfg.Converters, s.gardenerOptions(ctx, id).Converters)
 	s.writeJSON(w, op, http.StatusOK, out)

@@ -4,8 +4,6 @@ package rest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,19 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/keys"
-	"github.com/monkeyllm/vine/gardener"
 )
 
 // Job states (J.9).
 const (
-	jobRunning   = "running"
-	jobDone      = "done"
-	jobError     = "error"
-	jobCancelled = "cancelled"
+	jobRunning   = ingestreq.StateRunning
+	jobDone      = ingestreq.StateDone
+	jobError     = ingestreq.StateError
+	jobCancelled = ingestreq.StateCancelled
 )
 
 // jobsListed bounds GET …/jobs; jobsKept bounds the finished records a
@@ -35,35 +32,11 @@ const (
 	jobsKept   = 100
 )
 
-// jobView is a job record on the wire (J.9), in wire order.
-type jobView struct {
-	ID       string      `json:"id"`
-	Forest   string      `json:"forest"`
-	Mode     string      `json:"mode"`
-	State    string      `json:"state"`
-	Done     int         `json:"done"`
-	Total    int         `json:"total"`
-	Current  *string     `json:"current"`
-	Stage    *string     `json:"stage"`
-	Errors   int         `json:"errors"`
-	Started  string      `json:"started"`
-	Finished string      `json:"finished,omitempty"`
-	Report   *jobReport  `json:"report,omitempty"`
-	Error    *vine.Error `json:"error,omitempty"`
-}
+// jobView is a job record on the wire (J.9), shared with every surface.
+type jobView = ingestreq.Job
 
-// jobReport is the Gardener's report with what the adapter adds (J.8):
-// the caller's mode, the commit range the batch made, and curation's
-// rollup, curated and bound.
-type jobReport struct {
-	Mode string `json:"mode"`
-	*gardener.IngestReport
-	CommitBefore string                 `json:"commit_before"`
-	Commit       string                 `json:"commit"`
-	Rollup       *gardener.RollupReport `json:"rollup"`  // null unless a bound model's batch finished
-	Curated      bool                   `json:"curated"` // the model wrote a summary or a rollup
-	Bound        bool                   `json:"bound"`   // a model Curator is bound
-}
+// jobReport is the report a finished job carries.
+type jobReport = ingestreq.Report
 
 // job is one batch in host memory. Records are never persisted: a
 // restart forgets them, never the work, which is committed per step.
@@ -125,10 +98,7 @@ func (js *jobs) reserve(forest, mode, principal string) (*job, error) {
 			Message: fmt.Sprintf("ingest: job %s is running on this forest", r.view.ID),
 			Hint:    "one batch per forest at a time: wait for it (GET …/jobs/" + r.view.ID + ") or cancel it"}
 	}
-	j := &job{principal: principal, done: make(chan struct{}), view: jobView{
-		ID: newJobID(), Forest: forest, Mode: mode, State: jobRunning,
-		Started: time.Now().UTC().Format("2006-01-02T15:04:05Z"),
-	}}
+	j := &job{principal: principal, done: make(chan struct{}), view: ingestreq.NewJob(forest, mode)}
 	js.running[forest] = j
 	return j, nil
 }
@@ -210,12 +180,6 @@ func (js *jobs) states() map[string]int {
 func (js *jobs) stop() {
 	js.stopAll()
 	js.wg.Wait()
-}
-
-func newJobID() string {
-	var b [4]byte
-	rand.Read(b[:])
-	return "ing-" + hex.EncodeToString(b[:])
 }
 
 // jobPath is where a job is read: the Location of the ingest 202.

@@ -150,11 +150,11 @@ func TestIngestRefusals(t *testing.T) {
 		code            vine.Code
 		message         string
 	}{
-		{"unknown mode", keyFull, `{"mode":"compose"}`, http.StatusBadRequest, vine.ESchema, "expected one of upload, adopt, sync"},
+		{"unknown mode", keyFull, `{"mode":"compost"}`, http.StatusBadRequest, vine.ESchema, "expected one of upload, adopt, sync, compose"},
 		{"upload without files", keyFull, `{}`, http.StatusBadRequest, vine.ESchema, "needs parameter 'files'"},
 		{"text and b64", keyFull, `{"files":[{"name":"a.md","text":"x","b64":"` + b64 + `"}]}`, http.StatusBadRequest, vine.ESchema, "files[0] needs exactly one"},
 		{"bad b64", keyFull, `{"files":[{"name":"a.md","b64":"not base64!"}]}`, http.StatusBadRequest, vine.ESchema, "files[0] 'b64' is not standard base64"},
-		{"unknown entry key", keyFull, `{"files":[{"name":"a.md","text":"x","passport":{}}]}`, http.StatusBadRequest, vine.ESchema, "unknown key 'passport'"},
+		{"unknown entry key", keyFull, `{"files":[{"name":"a.md","text":"x","colour":"red"}]}`, http.StatusBadRequest, vine.ESchema, "unknown key 'colour'"},
 		{"absolute name", keyFull, `{"files":[{"name":"/etc/x.md","text":"x"}]}`, http.StatusBadRequest, vine.ESchema, "absolute"},
 		{"no ingest cap", keyRead, `{"files":` + files(1) + `}`, http.StatusForbidden, vine.EForbidden, "ingest needs the ingest capability"},
 		{"adopt without admin", keyScoped, `{"mode":"adopt","path":"/tmp"}`, http.StatusForbidden, vine.EForbidden, "needs the admin capability"},

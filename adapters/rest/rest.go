@@ -61,6 +61,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/record"
@@ -266,7 +267,7 @@ func New(reg *vine.Registry, opts *Options) *Server {
 		s.metrics.watch(s.lanes, s.jobs)
 	}
 	s.served = servedNames()
-	s.opt.IngestRoots = resolveRoots(o.IngestRoots)
+	s.opt.IngestRoots = ingestreq.ResolveRoots(o.IngestRoots)
 	s.mux = s.routes()
 	return s
 }
