@@ -5,7 +5,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,6 +30,26 @@ type IngestOptions struct {
 	// means the Gardener's defaults. Its OnStage and Progress are the
 	// tool's own.
 	Gardener *gardener.Options
+
+	// GardenerFor, when set, adjusts a copy of Gardener for one forest's
+	// batch (a host binding models per forest adds its curator and
+	// describer), as rest.Options.GardenerFor does.
+	GardenerFor func(ctx context.Context, forest string, opt *gardener.Options)
+
+	// Batches, when set, is the host's record of running batches, shared
+	// with its other surfaces (rest.Options.Batches) so that two never
+	// run at once on one forest; nil keeps the tool's own.
+	Batches Batches
+}
+
+// Batches records the ingest batches running on a host: at most one per
+// forest (J.9).
+type Batches interface {
+	// Reserve claims forest for job, or refuses E_LOCKED naming the
+	// batch running there; hint is the refusal's.
+	Reserve(forest, job, hint string) error
+	// Release frees forest when job holds it.
+	Release(forest, job string)
 }
 
 // ingestSig is ingest over MCP: it waits by default.
@@ -38,15 +58,17 @@ var ingestSig = ingestreq.Signature(true, false)
 // ingester runs the ingest tool's batches: at most one per forest,
 // never a queue (J.9).
 type ingester struct {
-	roots ingestreq.Roots
-	opt   gardener.Options
-
-	mu      sync.Mutex
-	running map[string]string // forest → job id
+	roots       ingestreq.Roots
+	opt         gardener.Options
+	gardenerFor func(context.Context, string, *gardener.Options)
+	batches     Batches
 }
 
 func newIngester(o *IngestOptions) *ingester {
-	in := &ingester{roots: ingestreq.ResolveRoots(o.Roots), running: map[string]string{}}
+	in := &ingester{roots: ingestreq.ResolveRoots(o.Roots), batches: o.Batches, gardenerFor: o.GardenerFor}
+	if in.batches == nil {
+		in.batches = ingestreq.NewBatches()
+	}
 	if o.Gardener != nil {
 		in.opt = *o.Gardener
 	}
@@ -130,11 +152,11 @@ func (s *server) startBatch(ctx context.Context, who *keys.Principal, id string,
 	}
 	b := &batch{in: s.ingest, dir: v.Dir(), view: ingestreq.NewJob(id, req.Mode), stamp: who}
 	b.start = time.Now()
-	if err := s.ingest.reserve(id, b.view.ID); err != nil {
+	if err := s.ingest.batches.Reserve(id, b.view.ID, "one batch per forest at a time: wait for it to finish, then send the next"); err != nil {
 		return nil, err
 	}
 	b.before = ingestreq.Head(v.Dir())
-	opt := s.ingest.opt
+	opt := s.ingest.options(ctx, id)
 	host := opt.OnStage
 	opt.OnStage = func(file string, st gardener.Stage) {
 		stage := string(st)
@@ -146,30 +168,11 @@ func (s *server) startBatch(ctx context.Context, who *keys.Principal, id string,
 	opt.Progress = nil // the job record and the notifications are the progress
 	b.steps, err = ingestreq.Steps(stamped(ctx, who), v, &opt, req)
 	if err != nil {
-		s.ingest.release(id)
+		s.ingest.batches.Release(id, b.view.ID)
 		return nil, err
 	}
 	b.update(func(j *ingestreq.Job) { j.Total = b.steps.Total() })
 	return b, nil
-}
-
-// reserve takes forest for one batch, or refuses with E_LOCKED naming
-// the batch running there.
-func (in *ingester) reserve(forest, job string) error {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if r, busy := in.running[forest]; busy {
-		return &vine.Error{Code: vine.ELocked, Message: fmt.Sprintf("ingest: job %s is running on this forest", r),
-			Hint: "one batch per forest at a time: wait for it to finish, then send the next"}
-	}
-	in.running[forest] = job
-	return nil
-}
-
-func (in *ingester) release(forest string) {
-	in.mu.Lock()
-	delete(in.running, forest)
-	in.mu.Unlock()
 }
 
 // batch is one running ingest job.
@@ -209,7 +212,7 @@ func (b *batch) snapshot() ingestreq.Job {
 // exhausted or ctx ends (the caller went away: the job is cancelled at
 // the step boundary, a document whole or absent). It frees the forest.
 func (b *batch) run(ctx context.Context, progress *notifier) {
-	defer b.in.release(b.view.Forest)
+	defer b.in.batches.Release(b.view.Forest, b.view.ID)
 	ctx = stamped(ctx, b.stamp)
 	state := ingestreq.StateDone
 	var failure *vine.Error
@@ -278,4 +281,14 @@ func (s *server) recordCall(ctx context.Context, c record.Call) {
 		}
 	}()
 	s.rec.Record(context.WithoutCancel(ctx), c)
+}
+
+// options are one forest's Gardener options: the host's, adjusted for it.
+func (in *ingester) options(ctx context.Context, forest string) gardener.Options {
+	opt := in.opt
+	if in.gardenerFor != nil {
+		opt.Converters = slices.Clone(opt.Converters) // the host's slice is every forest's
+		in.gardenerFor(ctx, forest, &opt)
+	}
+	return opt
 }

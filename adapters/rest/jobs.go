@@ -4,7 +4,6 @@ package rest
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -72,45 +71,48 @@ func (j *job) cancelled() bool {
 	return j.cancel
 }
 
+// Batches records the ingest batches running on a host: at most one per
+// forest (J.9).
+type Batches interface {
+	// Reserve claims forest for job, or refuses E_LOCKED naming the
+	// batch running there; hint is the refusal's.
+	Reserve(forest, job, hint string) error
+	// Release frees forest when job holds it.
+	Release(forest, job string)
+}
+
 // jobs are the batches of every forest: at most one running per forest,
 // never a queue.
 type jobs struct {
 	mu       sync.Mutex
 	byForest map[string][]*job // oldest first
-	running  map[string]*job
+	running  Batches
 	ctx      context.Context // ends on Close
 	stopAll  context.CancelFunc
 	wg       sync.WaitGroup
 }
 
-func newJobs() *jobs {
+func newJobs(running Batches) *jobs {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &jobs{byForest: map[string][]*job{}, running: map[string]*job{}, ctx: ctx, stopAll: cancel}
+	if running == nil {
+		running = ingestreq.NewBatches()
+	}
+	return &jobs{byForest: map[string][]*job{}, running: running, ctx: ctx, stopAll: cancel}
 }
 
 // reserve registers a running job for forest, or refuses with E_LOCKED
 // naming the batch already running there.
 func (js *jobs) reserve(forest, mode, principal string) (*job, error) {
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	if r := js.running[forest]; r != nil {
-		return nil, &vine.Error{Code: vine.ELocked,
-			Message: fmt.Sprintf("ingest: job %s is running on this forest", r.view.ID),
-			Hint:    "one batch per forest at a time: wait for it (GET …/jobs/" + r.view.ID + ") or cancel it"}
-	}
 	j := &job{principal: principal, done: make(chan struct{}), view: ingestreq.NewJob(forest, mode)}
-	js.running[forest] = j
+	if err := js.running.Reserve(forest, j.view.ID,
+		"one batch per forest at a time: wait for it (GET …/jobs lists this surface's) or cancel it"); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 
 // abandon drops a reserved job whose batch was refused before it began.
-func (js *jobs) abandon(forest string, j *job) {
-	js.mu.Lock()
-	if js.running[forest] == j {
-		delete(js.running, forest)
-	}
-	js.mu.Unlock()
-}
+func (js *jobs) abandon(forest string, j *job) { js.running.Release(forest, j.view.ID) }
 
 // begin records a reserved job as started: it is listed from now on.
 func (js *jobs) begin(forest string, j *job) {
@@ -127,11 +129,7 @@ func (js *jobs) begin(forest string, j *job) {
 
 // finish frees the forest for the next batch.
 func (js *jobs) finish(forest string, j *job) {
-	js.mu.Lock()
-	if js.running[forest] == j {
-		delete(js.running, forest)
-	}
-	js.mu.Unlock()
+	js.running.Release(forest, j.view.ID)
 	close(j.done)
 	js.wg.Done()
 }

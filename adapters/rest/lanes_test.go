@@ -215,7 +215,7 @@ func TestAttachment(t *testing.T) {
 // TestJobsCursor pages the job listing by its next cursor, newest first,
 // without a gap or a repeat, and refuses a cursor it does not know.
 func TestJobsCursor(t *testing.T) {
-	js := newJobs()
+	js := newJobs(nil)
 	var ids []string
 	for range jobsListed*2 + 5 {
 		j, err := js.reserve("f", "upload", "p")

@@ -131,6 +131,11 @@ type Options struct {
 	// used: the job record is the progress.
 	Gardener *gardener.Options
 
+	// Batches, when set, is the host's record of running ingest batches,
+	// shared with its other surfaces (mcp.IngestOptions.Batches) so that
+	// two never run at once on one forest; nil keeps this server's own.
+	Batches Batches
+
 	// GardenerFor, when set, adjusts a copy of Gardener for one forest's
 	// ingest batch or recurate: a host that binds models per forest adds
 	// the forest's curator and describer here. forest is the forest's id.
@@ -262,7 +267,7 @@ func New(reg *vine.Registry, opts *Options) *Server {
 		s.hosts = wire.NewHosts(o.AllowedHosts)
 	}
 	s.lanes = newLanes(reg, o.OpenReader, o.Readers)
-	s.jobs = newJobs()
+	s.jobs = newJobs(o.Batches)
 	if s.metrics != nil {
 		s.metrics.watch(s.lanes, s.jobs)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/mcp"
@@ -202,9 +203,17 @@ func (s *Server) build() {
 			return vine.NewRegistry(s.opt.Root, &vine.Options{ReadOnly: true, Logger: s.log, Observer: rest.TimingObserver{},
 				Opened: s.attachModels})
 		}}
+	// One record of running batches: REST jobs and the MCP ingest tool
+	// never run two at once on one forest.
+	batches := ingestreq.NewBatches()
+	ropts.Batches = batches
 	s.api = rest.New(s.forests, ropts)
-	s.mcp = mcp.Handler(s.forests, &mcp.Options{Version: s.opt.Version, AllowedHosts: s.opt.AllowedHosts,
-		Logger: s.log, Keys: s.reg, Recorder: s.audit})
+	mopts := &mcp.Options{Version: s.opt.Version, AllowedHosts: s.opt.AllowedHosts,
+		Logger: s.log, Keys: s.reg, Recorder: s.audit}
+	if s.opt.Writable {
+		mopts.Ingest = &mcp.IngestOptions{Batches: batches, GardenerFor: s.gardenerFor}
+	}
+	s.mcp = mcp.Handler(s.forests, mopts)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.mcp)
 	mux.Handle("/", s.api)

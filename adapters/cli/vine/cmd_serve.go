@@ -23,6 +23,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/mcp"
@@ -192,6 +193,10 @@ func cmdServe(ctx context.Context, cmd *cli.Command, e env) int {
 		defer ans.Close()
 	}
 	opts := &mcp.Options{Logger: log}
+	batches := ingestreq.NewBatches() // REST jobs and the MCP tool: one batch per forest
+	if !c.readOnly {
+		opts.Ingest = &mcp.IngestOptions{Batches: batches}
+	}
 	if c.addr == "" {
 		err = serveStdio(ctx, reg, opts, e)
 	} else {
@@ -271,6 +276,10 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 	// on the other, and health reports what /mcp would do.
 	ropts := &rest.Options{AllowedHosts: hosts, Keys: resolver, ReadOnly: c.readOnly, MCP: wire.NewHosts(hosts), Logger: log,
 		IngestRoots: roots, ModelConcurrency: envInt(modelEnv, 8), CORSOrigins: c.cors, SnapshotDir: c.snapshots}
+	if opts.Ingest != nil {
+		ropts.Batches = opts.Ingest.Batches
+		opts.Ingest.Roots = roots
+	}
 	c.observability(ropts, log)
 	if n := envInt(readersEnv, rest.DefaultReaders); n > 0 {
 		ropts.Readers = n
