@@ -157,6 +157,7 @@ func (s *server) startBatch(ctx context.Context, who *keys.Principal, id string,
 	}
 	b.before = ingestreq.Head(v.Dir())
 	opt := s.ingest.options(ctx, id)
+	b.v, b.opt = v, opt // the rollup at finish curates with the batch's own model
 	host := opt.OnStage
 	opt.OnStage = func(file string, st gardener.Stage) {
 		stage := string(st)
@@ -178,6 +179,8 @@ func (s *server) startBatch(ctx context.Context, who *keys.Principal, id string,
 // batch is one running ingest job.
 type batch struct {
 	in     *ingester
+	v      *vine.Vine
+	opt    gardener.Options // the batch's, before its stage hook
 	dir    string
 	before string
 	steps  *gardener.Steps
@@ -237,8 +240,15 @@ func (b *batch) run(ctx context.Context, progress *notifier) {
 	}
 	progress.flush()
 	rep := &ingestreq.Report{Mode: b.view.Mode, IngestReport: b.steps.Partial(), CommitBefore: b.before,
-		Commit: ingestreq.Head(b.dir), Bound: b.in.opt.Curator != nil}
-	rep.Curated = rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0 // no rollup over MCP: Rollup stays null
+		Bound: b.opt.Curator != nil}
+	if state == ingestreq.StateDone {
+		var err error
+		if rep.Rollup, err = ingestreq.RollUp(ctx, b.v, b.opt, rep.IngestReport); err != nil {
+			b.s.log.Warn("rollup after ingest", "forest", b.view.Forest, "err", err)
+		}
+	}
+	rep.Commit = ingestreq.Head(b.dir)
+	rep.Curated = rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0
 	b.update(func(j *ingestreq.Job) {
 		j.State, j.Finished, j.Report, j.Error = state, ingestreq.Stamp(time.Now()), rep, failure
 	})

@@ -129,9 +129,10 @@ func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.S
 			break
 		}
 	}
-	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Bound: s.curatorBound()}
+	opt := s.gardenerOptions(ctx, forestID) // the batch's own: its curator is the forest's
+	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Bound: opt.Curator != nil}
 	if state == jobDone {
-		rep.Rollup = s.rollUp(ctx, forestID, rep.IngestReport)
+		rep.Rollup = s.rollUp(ctx, forestID, opt, rep.IngestReport)
 	}
 	rep.Commit = ingestreq.Head(dir)
 	rep.Curated = rep.Curation.LLMSummaries+rep.Curation.BranchRollups > 0

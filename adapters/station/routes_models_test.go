@@ -241,6 +241,9 @@ func TestVisionBindingDescribesIngestedImages(t *testing.T) {
 	r := ts.call("POST", "/v1/forests/"+forestID+"/ingest", owner, map[string]any{
 		"files": []any{map[string]any{"name": "rota.png", "b64": png}}, "dest": "operations", "wait": true})
 	require.Equal(t, http.StatusOK, r.status, r.body)
+	report, _ := r.json["job"].(map[string]any)["report"].(map[string]any)
+	assert.Equal(t, true, report["bound"], "the forest's ingest binding is the job's model: %s", r.body)
+	assert.NotNil(t, report["rollup"], "a job with a model bound rolls up at finish")
 	body, err := os.ReadFile(filepath.Join(ts.root, forestID, "operations", "rota.md"))
 	require.NoError(t, err, r.body)
 	assert.Contains(t, string(body), "Kelpwarden rota", "the vision model's transcription is the body")
