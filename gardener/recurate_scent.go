@@ -63,6 +63,11 @@ func (g *Gardener) Recurate(ctx context.Context, opt RecurateOptions) (*Recurate
 	return rep, nil
 }
 
+// CheckDerive refuses, E_SCHEMA listing the accepted set, an empty
+// RecurateOptions.Derive or one with an unknown member: what Recurate
+// refuses before any write, for a caller that splits the members.
+func CheckDerive(derive []string) error { return checkDerive(derive) }
+
 // checkDerive refuses an empty list or an unknown member.
 func checkDerive(derive []string) error {
 	accepted := `accepted: ["aliases", "scent"]`
@@ -291,4 +296,54 @@ func unionTags(have, proposals []string) ([]string, int) {
 		out = append(out, t)
 	}
 	return out, dropped
+}
+
+// RecurateScentSteps is RecurateScent as a batch taken one node at a time
+// (J.13.6.1: it runs as an ingest job, J.9): each Next asks the Curator
+// about one node of ScentPlan and grafts what changed, one commit. Its
+// report lists changed nodes as updated, the others as unchanged, a
+// node whose graft failed in errors, and sums the curation counters.
+// Total is the bill, known before the first model call. The refusals
+// are RecurateScent's, before any step.
+func (g *Gardener) RecurateScentSteps(ctx context.Context) (*Steps, error) {
+	if err := g.c.writable("recurate"); err != nil {
+		return nil, err
+	}
+	if g.c.opt.Curator == nil {
+		return nil, envelope.New(envelope.Schema, `derive: "scent" needs a bound model`,
+			`bind an ingest model (a Curator), or derive "aliases", which needs none`)
+	}
+	cfg, err := LoadConfig(g.c.v.Dir())
+	if err != nil {
+		return nil, err
+	}
+	ids, err := g.ScentPlan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{c: g.c, op: "recurate", cfg: cfg, report: newReport(), planned: map[string]bool{}}
+	tasks := make([]task, len(ids))
+	for i, id := range ids {
+		tasks[i] = task{scentID: id}
+	}
+	return &Steps{r: r, tasks: tasks}, nil
+}
+
+// rescent is one step of RecurateScentSteps.
+func (r *run) rescent(ctx context.Context, id string) error {
+	var rep RecurateReport
+	if err := r.c.rescent(ctx, id, r.cfg.Directives, &rep); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.fail(id, err)
+		return nil
+	}
+	r.report.Curation.Merge(rep.Curation)
+	if len(rep.Updated) > 0 {
+		r.report.Updated = append(r.report.Updated, id)
+	} else {
+		r.report.Unchanged = append(r.report.Unchanged, id)
+	}
+	return nil
 }

@@ -116,3 +116,42 @@ func TestRecurateRefusals(t *testing.T) {
 		assert.Equal(t, envelope.ReadOnly, envelope.CodeOf(err))
 	})
 }
+
+// TestRecurateScentSteps: the scent recurate as a job's steps states its
+// bill (Total) before any model call, takes one node per step, and
+// leaves the same forest RecurateScent does; abandoning it after one
+// step leaves exactly one node recurated.
+func TestRecurateScentSteps(t *testing.T) {
+	ctx := context.Background()
+	v := scentForest(t)
+	chat := &scriptedChat{script: []any{
+		`{"summary": "Cache runbook: restart with playbook RB-7 when the queue stalls.", "tags": ["runbook"]}`,
+		`{"summary": "Tide table for the harbour, hourly heights."}`,
+	}}
+	steps, err := New(v, &Options{Curator: NewModelCurator(chat)}).RecurateScentSteps(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, steps.Total(), "the bill, before any model call")
+	assert.Empty(t, chat.calls, "no model call before the first step")
+
+	step, ok, err := steps.Next(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, Step{File: "ops/runbook", Index: 1, Total: 2, Action: "updated"}, step)
+	assert.Equal(t, "Cache runbook: restart with playbook RB-7 when the queue stalls.", node(t, v, "ops/runbook").Summary())
+	assert.NotEqual(t, "Tide table for the harbour, hourly heights.", node(t, v, "ops/tides").Summary(), "one step, one node")
+
+	rep, err := steps.Drain(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ops/runbook", "ops/tides"}, rep.Updated)
+	assert.Equal(t, 2, rep.Curation.LLMSummaries)
+	assert.Empty(t, rep.Errors)
+}
+
+func TestRecurateScentStepsRefusals(t *testing.T) {
+	v := scentForest(t)
+	_, err := New(v, nil).RecurateScentSteps(context.Background())
+	assert.Equal(t, vine.ESchema, vine.CodeOf(err), "no model bound")
+	assert.ErrorContains(t, err, `derive: "scent" needs a bound model`)
+	assert.Equal(t, vine.ESchema, vine.CodeOf(CheckDerive([]string{"scent", "color"})))
+	assert.NoError(t, CheckDerive([]string{"aliases", "scent"}))
+}

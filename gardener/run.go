@@ -49,11 +49,15 @@ type run struct {
 type task struct {
 	rel     string
 	staleID string
+	scentID string // a scent recurate's node (J.13.6.1), no source file
 }
 
 // do takes one step. A per-file problem lands in the report; only the
 // context's end is returned, and then nothing of the document was written.
 func (r *run) do(ctx context.Context, t task) error {
+	if t.scentID != "" {
+		return r.rescent(ctx, t.scentID)
+	}
 	if t.staleID != "" {
 		r.report.Stale = append(r.report.Stale, t.staleID)
 		return nil

@@ -105,4 +105,9 @@ func (s *Steps) Drain(ctx context.Context) (*IngestReport, error) {
 	}
 }
 
-func (t task) file() string { return t.rel }
+func (t task) file() string {
+	if t.scentID != "" {
+		return t.scentID
+	}
+	return t.rel
+}

@@ -131,7 +131,7 @@ func (s *Server) runJob(j *job, forestID, mode, before string, steps *gardener.S
 	}
 	opt := s.gardenerOptions(ctx, forestID) // the batch's own: its curator is the forest's
 	rep := &jobReport{Mode: mode, IngestReport: steps.Partial(), CommitBefore: before, Bound: opt.Curator != nil}
-	if state == jobDone {
+	if state == jobDone && mode != ingestreq.ModeRecurate { // a scent recurate leaves branches alone
 		rep.Rollup = s.rollUp(ctx, forestID, opt, rep.IngestReport)
 	}
 	rep.Commit = ingestreq.Head(dir)

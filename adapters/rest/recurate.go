@@ -5,8 +5,10 @@ package rest
 import (
 	"net/http"
 	"path/filepath"
+	"slices"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/gardener"
@@ -25,15 +27,18 @@ var recurateSignature = vine.Signature{
 type recurateAnswer struct {
 	Forest string `json:"forest"`
 	*gardener.RecurateReport
+	// Job is the scent recurate's job (J.13.6.1), when scent was asked.
+	Job *jobView `json:"job,omitempty"`
 }
 
-// recurate serves POST /v1/admin/recurate {forest, derive} (J.13.6): the
-// members re-derived on the writer lane while the caller waits, each
-// changed node one commit stamped with the caller. Like reindex it needs
-// admin over the whole forest. "scent" asks the Curator of the host's
-// gardener options and is refused with E_SCHEMA when the host bound none;
-// it runs here like "aliases", the caller waiting, not as a J.9 job.
-// A read-only forest refuses it (E_READONLY) before any write.
+// recurate serves POST /v1/admin/recurate {forest, derive} (J.13.6):
+// like reindex it needs admin over the whole forest, and a read-only
+// forest refuses it (E_READONLY) before any write. "aliases" runs on the
+// writer lane while the caller waits, each changed node one commit
+// stamped with the caller. "scent" asks the Curator of the forest's
+// gardener options (E_SCHEMA when none is bound) and runs as an ingest
+// job (J.9): the answer is 202 with the job, whose total is the bill,
+// stated before the first model call.
 func (s *Server) recurate(w http.ResponseWriter, r *http.Request) {
 	const op = "recurate"
 	note := s.noteCall(r, "", op)
@@ -44,33 +49,77 @@ func (s *Server) recurate(w http.ResponseWriter, r *http.Request) {
 	note.setForest(record.Clip(a.String("forest")))
 	who := callerOf(r.Context())
 	ctx := stamped(r.Context(), who)
+	derive := a.Strings("derive")
 	id, pol, err := s.forests.Grant(who, a.String("forest"))
+	if err == nil {
+		err = gardener.CheckDerive(derive)
+	}
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
 	note.setForest(id)
 	out := recurateAnswer{Forest: id}
+	scent := slices.Contains(derive, "scent")
+	var j *job
+	var steps *gardener.Steps
+	var before string
+	if scent {
+		if j, err = s.jobs.reserve(id, ingestreq.ModeRecurate, who.Name); err != nil {
+			s.refuse(w, op, err)
+			return
+		}
+	}
 	err = s.on(ctx, who, id, false, func(v *vine.Vine) error {
-		sc, err := v.Scoped(pol)
-		if err != nil {
+		if err := recurateGate(op, v, pol); err != nil {
 			return err
-		}
-		if !sc.Can(vine.CapAdmin) {
-			return needs(op, sc, vine.CapAdmin)
-		}
-		if !sc.Unrestricted() {
-			return envelope.New(envelope.Forbidden, "recurate covers the whole forest; this key sees part of it",
-				"a key with admin over the whole forest can recurate it")
 		}
 		opt := s.gardenerOptions(ctx, filepath.Base(v.Dir()))
 		opt.Progress = nil
-		out.RecurateReport, err = gardener.New(v, &opt).Recurate(ctx, gardener.RecurateOptions{Derive: a.Strings("derive")})
+		g := gardener.New(v, &opt)
+		if scent { // every refusal of the job before the aliases write
+			before = ingestreq.Head(v.Dir())
+			if steps, err = g.RecurateScentSteps(ctx); err != nil {
+				return err
+			}
+		}
+		if others := slices.DeleteFunc(slices.Clone(derive), func(m string) bool { return m == "scent" }); len(others) > 0 {
+			out.RecurateReport, err = g.Recurate(ctx, gardener.RecurateOptions{Derive: others})
+		}
 		return err
 	})
 	if err != nil {
+		if j != nil {
+			s.jobs.abandon(id, j)
+		}
 		s.refuse(w, op, err)
 		return
 	}
-	s.writeJSON(w, op, http.StatusOK, out)
+	if !scent {
+		s.writeJSON(w, op, http.StatusOK, out)
+		return
+	}
+	j.update(func(v *jobView) { v.Total = steps.Total() })
+	s.jobs.begin(id, j)
+	go s.runJob(j, id, ingestreq.ModeRecurate, before, steps, newJobAudit(r, who))
+	view := j.snapshot()
+	out.Job = &view
+	w.Header().Set("Location", jobPath(id, view.ID))
+	s.writeJSON(w, op, http.StatusAccepted, out)
+}
+
+// recurateGate is recurate's authority: admin over the whole forest.
+func recurateGate(op string, v *vine.Vine, pol vine.Policy) error {
+	sc, err := v.Scoped(pol)
+	if err != nil {
+		return err
+	}
+	if !sc.Can(vine.CapAdmin) {
+		return needs(op, sc, vine.CapAdmin)
+	}
+	if !sc.Unrestricted() {
+		return envelope.New(envelope.Forbidden, "recurate covers the whole forest; this key sees part of it",
+			"a key with admin over the whole forest can recurate it")
+	}
+	return nil
 }

@@ -5,7 +5,9 @@ package rest_test
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,10 +19,10 @@ import (
 )
 
 // echoCurator answers every node with one fixed scent.
-type echoCurator struct{ calls int }
+type echoCurator struct{ calls atomic.Int32 }
 
 func (c *echoCurator) Curate(_ context.Context, in gardener.CurateInput) (*gardener.CurateOutput, error) {
-	c.calls++
+	c.calls.Add(1)
 	return &gardener.CurateOutput{Summary: "Recurated: " + in.Title + ".", Stats: gardener.CurateStats{LLMSummaries: 1}}, nil
 }
 
@@ -45,14 +47,31 @@ func TestRecurateRoute(t *testing.T) {
 	})
 }
 
+// TestRecurateRouteScent: a scent recurate runs as an ingest job
+// (J.13.6.1): 202 with the job, whose total, the bill, is known before
+// the first model call; the finished job lists every re-summarised node.
 func TestRecurateRouteScent(t *testing.T) {
 	cur := &echoCurator{}
 	st := newStation(t, func(o *rest.Options) { o.Gardener = &gardener.Options{Curator: cur} })
-	got := ok(t, st.do(http.MethodPost, "/v1/admin/recurate", keyFull, `{"forest":"`+forestID+`","derive":["scent"]}`))
-	assert.Positive(t, cur.calls, "the fixture has ingested nodes")
-	assert.EqualValues(t, cur.calls, got["planned"], "every planned node was asked")
-	updated, _ := got["updated"].([]any)
-	assert.Len(t, updated, cur.calls, "each node the model re-summarised is committed")
+	r := st.do(http.MethodPost, "/v1/admin/recurate", keyFull, `{"forest":"`+forestID+`","derive":["scent","aliases"]}`)
+	require.Equal(t, http.StatusAccepted, r.status, r.body)
+	started := jobOf(t, r)
+	assert.Equal(t, "recurate", started["mode"])
+	total := started["total"].(float64)
+	assert.Positive(t, total, "the fixture has ingested nodes: the bill")
+	assert.Contains(t, r.body, `"updated":`, "aliases ran while the caller waited")
+
+	var done map[string]any
+	require.Eventually(t, func() bool { // a wait for the job, not a measure of it
+		done = jobOf(t, st.do(http.MethodGet, "/v1/forests/"+forestID+"/jobs/"+started["id"].(string), keyFull, ""))
+		return done["state"] != "running"
+	}, time.Minute, 10*time.Millisecond)
+	require.Equal(t, "done", done["state"], done)
+	report := done["report"].(map[string]any)
+	assert.EqualValues(t, total, cur.calls.Load(), "every planned node was asked")
+	updated, _ := report["updated"].([]any)
+	assert.Len(t, updated, int(total), "each node the model re-summarised is committed")
+	assert.Nil(t, report["rollup"], "a scent recurate leaves branches alone")
 }
 
 func TestRecurateRouteReadOnly(t *testing.T) {

@@ -34,6 +34,9 @@ const (
 	// never a job, and served on REST only (the MCP tool has no compose
 	// arguments).
 	ModeCompose = "compose"
+	// ModeRecurate is the job of a scent recurate (J.13.6.1), started by
+	// POST /v1/admin/recurate, never by an ingest request.
+	ModeRecurate = "recurate"
 )
 
 // Signature is the wire contract of ingest, validated like a primitive's
