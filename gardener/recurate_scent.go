@@ -166,18 +166,7 @@ func (c core) readNode(id string) (*forest.Node, bool) {
 // Without a Curator it is refused with E_SCHEMA: scent is the one member
 // that needs a model.
 func (g *Gardener) RecurateScent(ctx context.Context) (*RecurateReport, error) {
-	if err := g.c.writable("recurate"); err != nil {
-		return nil, err
-	}
-	if g.c.opt.Curator == nil {
-		return nil, envelope.New(envelope.Schema, `derive: "scent" needs a bound model`,
-			`bind an ingest model (a Curator), or derive "aliases", which needs none`)
-	}
-	cfg, err := LoadConfig(g.c.v.Dir())
-	if err != nil {
-		return nil, err
-	}
-	ids, err := g.ScentPlan(ctx)
+	cfg, ids, err := g.scentPlanned(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -306,18 +295,7 @@ func unionTags(have, proposals []string) ([]string, int) {
 // Total is the bill, known before the first model call. The refusals
 // are RecurateScent's, before any step.
 func (g *Gardener) RecurateScentSteps(ctx context.Context) (*Steps, error) {
-	if err := g.c.writable("recurate"); err != nil {
-		return nil, err
-	}
-	if g.c.opt.Curator == nil {
-		return nil, envelope.New(envelope.Schema, `derive: "scent" needs a bound model`,
-			`bind an ingest model (a Curator), or derive "aliases", which needs none`)
-	}
-	cfg, err := LoadConfig(g.c.v.Dir())
-	if err != nil {
-		return nil, err
-	}
-	ids, err := g.ScentPlan(ctx)
+	cfg, ids, err := g.scentPlanned(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -346,4 +324,23 @@ func (r *run) rescent(ctx context.Context, id string) error {
 		r.report.Unchanged = append(r.report.Unchanged, id)
 	}
 	return nil
+}
+
+// scentPlanned refuses what a scent recurate cannot start on — a
+// read-only forest, no model — and answers the forest's config and
+// plan.
+func (g *Gardener) scentPlanned(ctx context.Context) (*Config, []string, error) {
+	if err := g.c.writable("recurate"); err != nil {
+		return nil, nil, err
+	}
+	if g.c.opt.Curator == nil {
+		return nil, nil, envelope.New(envelope.Schema, `derive: "scent" needs a bound model`,
+			`bind an ingest model (a Curator), or derive "aliases", which needs none`)
+	}
+	cfg, err := LoadConfig(g.c.v.Dir())
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := g.ScentPlan(ctx)
+	return cfg, ids, err
 }
