@@ -55,23 +55,13 @@ func cmdRecurate(ctx context.Context, c *cli.Command, e env) int {
 		fmt.Fprintln(e.stderr, "vine recurate: name what to re-derive with --derive aliases or --derive scent")
 		return exitUsage
 	}
-	dir, ok := needForest(c, e)
-	if !ok {
-		return exitUsage
+	cr, code := startCurating(ctx, c, e)
+	if cr == nil {
+		return code
 	}
-	opt, ok := curatingOptions(c, e)
-	if !ok {
-		return exitUsage
-	}
-	v, err := openCurating(ctx, e, "recurate", dir)
-	if err != nil {
-		return fail(e.stdout, e.stderr, "recurate", err)
-	}
-	defer v.Close()
-	bar := newProgressBar(e.stderr)
-	opt.Progress = bar.update
-	g := gardener.New(v, opt)
-	if slices.Contains(derive, "scent") && opt.Curator != nil {
+	defer cr.v.Close()
+	g, bar := gardener.New(cr.v, cr.opt), cr.bar
+	if slices.Contains(derive, "scent") && cr.opt.Curator != nil {
 		if err := stateScentBill(ctx, g, c, e); err != nil {
 			return fail(e.stdout, e.stderr, "recurate", err)
 		}

@@ -41,22 +41,13 @@ func cmdRollup(ctx context.Context, c *cli.Command, e env) int {
 		fmt.Fprintf(e.stderr, "vine rollup: unexpected argument %q\n", c.Args().First())
 		return exitUsage
 	}
-	dir, ok := needForest(c, e)
-	if !ok {
-		return exitUsage
+	cr, code := startCurating(ctx, c, e)
+	if cr == nil {
+		return code
 	}
-	opt, ok := curatingOptions(c, e)
-	if !ok {
-		return exitUsage
-	}
-	v, err := openCurating(ctx, e, "rollup", dir)
-	if err != nil {
-		return fail(e.stdout, e.stderr, "rollup", err)
-	}
-	defer v.Close()
-	bar := newProgressBar(e.stderr)
-	opt.Progress = bar.update
-	rep, err := gardener.New(v, opt).Rollup(ctx, gardener.RollupOptions{All: c.Bool("all")})
+	defer cr.v.Close()
+	rep, err := gardener.New(cr.v, cr.opt).Rollup(ctx, gardener.RollupOptions{All: c.Bool("all")})
+	bar := cr.bar
 	bar.done()
 	if err != nil {
 		return fail(e.stdout, e.stderr, "rollup", err)
@@ -88,6 +79,34 @@ func curatingOptions(c *cli.Command, e env) (*gardener.Options, bool) {
 	}
 	opt.Curator = gardener.NewModelCurator(client)
 	return opt, true
+}
+
+// curating is a curating command's forest, open writable, with its
+// model options and the progress bar they report to.
+type curating struct {
+	v   *vine.Vine
+	opt *gardener.Options
+	bar *progressBar
+}
+
+// startCurating reads the forest and model flags and opens the forest;
+// nil with the exit code after telling stderr what is wrong.
+func startCurating(ctx context.Context, c *cli.Command, e env) (*curating, int) {
+	dir, ok := needForest(c, e)
+	if !ok {
+		return nil, exitUsage
+	}
+	opt, ok := curatingOptions(c, e)
+	if !ok {
+		return nil, exitUsage
+	}
+	v, err := openCurating(ctx, e, c.Name, dir)
+	if err != nil {
+		return nil, fail(e.stdout, e.stderr, c.Name, err)
+	}
+	bar := newProgressBar(e.stderr)
+	opt.Progress = bar.update
+	return &curating{v: v, opt: opt, bar: bar}, exitOK
 }
 
 // openCurating opens the forest writable for a curating command.
