@@ -82,15 +82,11 @@ func cmdRangerLinks(ctx context.Context, c *cli.Command, e env) int {
 	if dir == "" {
 		return code
 	}
-	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(e.stderr)})
+	v, r, err := openRanger(ctx, dir, true, e)
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	defer v.Close()
-	r, err := ranger.New(v)
-	if err != nil {
-		return fail(e.stdout, e.stderr, "ranger", err)
-	}
 	props, err := r.Proposals(ctx)
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
@@ -115,15 +111,11 @@ func cmdRangerVote(ctx context.Context, c *cli.Command, vote string, e env) int 
 	if dir == "" {
 		return code
 	}
-	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), Logger: cliLogger(e.stderr)})
+	v, r, err := openRanger(ctx, dir, false, e)
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	defer v.Close()
-	r, err := ranger.New(v)
-	if err != nil {
-		return fail(e.stdout, e.stderr, "ranger", err)
-	}
 	res, err := r.Vote(ctx, []ranger.LinkVote{{ID: pos[0], Rel: pos[1], Target: pos[2], Vote: vote}})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
@@ -170,15 +162,11 @@ func (f rangerFlags) check(pos []string) string {
 }
 
 func rangerHealth(ctx context.Context, f rangerFlags, e env) int {
-	v, err := vine.Open(ctx, f.dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(e.stderr)})
+	v, r, err := openRanger(ctx, f.dir, true, e)
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
 	}
 	defer v.Close()
-	r, err := ranger.New(v)
-	if err != nil {
-		return fail(e.stdout, e.stderr, "ranger", err)
-	}
 	h, err := r.Health(ctx)
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ranger", err)
@@ -297,4 +285,18 @@ func holder(h *ranger.Health) string {
 		return ""
 	}
 	return fmt.Sprintf(" (pid %d on %s since %s)", c.PID, c.Host, c.Since)
+}
+
+// openRanger opens the forest (read-only for a report) and its Ranger.
+func openRanger(ctx context.Context, dir string, readOnly bool, e env) (*vine.Vine, *ranger.Ranger, error) {
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: readOnly, Logger: cliLogger(e.stderr)})
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := ranger.New(v)
+	if err != nil {
+		v.Close()
+		return nil, nil, err
+	}
+	return v, r, nil
 }
