@@ -20,19 +20,21 @@ export function render(ctx) {
 async function list(ctx) {
   const found = [];
   await Promise.all(ctx.grant.roots.map(async (root) => {
-    const r = await call(ctx.forest, 'scan', { parent_id: root, recursive: true, limit: 200, filter: { type: 'dataset' } });
+    const r = await call(ctx.forest, 'scan', { parent_id: root, recursive: true, limit: 50, filter: { type: 'dataset' } });
     found.push(...(r.data.nodes || []));
   }));
   if (!found.length) return h('p', { class: 'card hint' }, t('data.none'));
-  return h('ul', { class: 'card plain results' }, found.map((n) => h('li', null,
-    link({ forest: ctx.forest, console: 'data', params: { dataset: n.id } }, null, n.title || n.id), h('div', { class: 'meta' }, n.id), n.summary ? h('div', null, n.summary) : null)));
+  return h('div', { class: 'card' }, h('ul', { class: 'plain results' }, found.map((n) => h('li', null,
+    link({ forest: ctx.forest, console: 'data', params: { dataset: n.id } }, null, n.title || n.id), h('div', { class: 'meta' }, n.id), n.summary ? h('div', null, n.summary) : null))));
 }
 
 async function dataset(ctx, id) {
   const look = (await call(ctx.forest, 'look', { id })).data;
-  const tables = (look.query && look.query.tables) || look.tables || [];
-  const names = tables.map((x) => (typeof x === 'string' ? x : x.name)).filter(Boolean);
-  const sql = h('textarea', { class: 'sql', name: 'sql', spellcheck: 'false', value: names.length ? `SELECT * FROM "${names[0]}" LIMIT 50` : 'SELECT name FROM sqlite_master' });
+  const manual = look.query_manual || { tables: {}, example_queries: [] };
+  const names = Object.keys(manual.tables || {}).sort();
+  const examples = manual.example_queries || [];
+  const first = examples[0] || (names.length ? `SELECT * FROM "${names[0]}" LIMIT 50` : 'SELECT name FROM sqlite_master');
+  const sql = h('textarea', { class: 'sql', name: 'sql', spellcheck: 'false', value: first });
   const out = h('div', { 'aria-live': 'polite' });
   const run = (e) => {
     e.preventDefault();
@@ -40,7 +42,9 @@ async function dataset(ctx, id) {
   };
   return h('div', null,
     h('div', { class: 'card' }, h('strong', null, look.title || id), h('div', { class: 'meta' }, id), h('p', null, look.summary || ''),
-      names.length ? h('p', null, t('data.tables'), ' ', names.join(', ')) : null,
+      names.length ? h('h2', null, t('data.tables')) : null,
+      names.length ? h('dl', { class: 'facts' }, names.map((n) => [h('dt', null, n), h('dd', null, manual.tables[n].join(', '))])) : null,
+      examples.length ? h('div', { class: 'row' }, examples.map((q) => h('button', { type: 'button', title: q, onclick: () => { sql.value = q; } }, q.length > 48 ? q.slice(0, 47) + '…' : q))) : null,
       h('button', { type: 'button', onclick: () => go({ forest: ctx.forest, console: 'data', params: {} }) }, t('data.leave'))),
     h('form', { class: 'card', onsubmit: run }, field(t('data.sql'), sql), h('button', { class: 'primary', type: 'submit' }, t('data.run'))), out);
 }

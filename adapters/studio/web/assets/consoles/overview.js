@@ -25,29 +25,27 @@ export function render(ctx) {
       h('ul', null, ctx.grant.roots.map((r) => h('li', null, ctx.nodeLink(r, r))))),
     h('div', { class: 'card' }, h('h2', null, t('overview.can')),
       h('ul', null, CAPS.filter((c) => allowed(ctx, c)).map((c) => h('li', null, t(`overview.cap.${c}`)))),
-      h('h2', null, t('overview.cannot')),
-      h('ul', null, CAPS.filter((c) => !allowed(ctx, c)).map((c) => h('li', null, t(`overview.cap.${c}`)))),
+      CAPS.some((c) => !allowed(ctx, c)) ? [h('h2', null, t('overview.cannot')),
+        h('ul', null, CAPS.filter((c) => !allowed(ctx, c)).map((c) => h('li', null, t(`overview.cap.${c}`))))] : null,
       h('p', { class: 'meta' }, `${ctx.me.principal} · ${ctx.forest}`)));
 }
 
-// counts walks the grant's roots (scan, recursive, 200 a page): a '+'
-// when a page was cut or failed. Counts are what the key reaches.
+// counts asks scan for the totals under each of the grant's roots (scan's
+// total counts every match, whatever the page size): what the key
+// reaches, never the forest's true size. A '+' when a root failed.
 async function counts(ctx) {
-  let nodes = 0, branches = 0, datasets = 0, partial = false;
+  const sum = { nodes: 0, branches: 0, datasets: 0 };
+  let partial = false;
+  const total = async (root, filter) => (await call(ctx.forest, 'scan', { parent_id: root, recursive: true, limit: 1, ...(filter ? { filter } : {}) })).data.total || 0;
   await Promise.all(ctx.grant.roots.map(async (root) => {
     try {
-      const r = await call(ctx.forest, 'scan', { parent_id: root, recursive: true, limit: 200 });
-      for (const n of r.data.nodes || []) {
-        nodes++;
-        if (n.type === 'branch') branches++;
-        if (n.type === 'dataset') datasets++;
-      }
-      if (r.data.truncated || r.data.next) partial = true;
+      const [n, b, d] = await Promise.all([total(root), total(root, { type: 'branch' }), total(root, { type: 'dataset' })]);
+      sum.nodes += n; sum.branches += b; sum.datasets += d;
     } catch { partial = true; }
   }));
   const plus = partial ? '+' : '';
   return h('div', { class: 'card' }, h('h2', null, t('overview.facts')), h('dl', { class: 'facts' },
-    h('dt', null, t('overview.nodes')), h('dd', { 'data-count': 'nodes' }, `${nodes}${plus}`),
-    h('dt', null, t('overview.branches')), h('dd', null, `${branches}${plus}`),
-    h('dt', null, t('overview.datasets')), h('dd', null, `${datasets}${plus}`)));
+    h('dt', null, t('overview.nodes')), h('dd', { 'data-count': 'nodes' }, `${sum.nodes}${plus}`),
+    h('dt', null, t('overview.branches')), h('dd', null, `${sum.branches}${plus}`),
+    h('dt', null, t('overview.datasets')), h('dd', null, `${sum.datasets}${plus}`)));
 }
