@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package studio_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	owner    = "olga"
+	ownerPwd = "a long owner passphrase"
+)
+
+// consoleReady is the DOM condition each console's content meets once
+// its data has arrived.
+var consoleReady = map[string]string{
+	"overview":   `document.querySelector('[data-count="nodes"]')`,
+	"ask":        `document.querySelector('textarea[name="question"]')`,
+	"explore":    `document.querySelector('canvas.graph[data-drawn="true"]')`,
+	"read":       `document.querySelector('form[role="search"]')`,
+	"playground": `document.querySelector('main form.card input')`,
+	"data":       `document.querySelector('main ul.results a, main p.hint')`,
+}
+
+// studioFlow walks the person's path of issue 30: setup, sign out,
+// sign in, pick the forest, search, open a node, ask the fake model,
+// see the graph, switch language and theme; each console is shot at
+// 1280×800 in light and dark and checked with axe-core.
+func studioFlow(t *testing.T, ctx context.Context, base string) {
+
+	// Setup: the doorway sees setup_required and offers the owner form.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="password"]`)),
+		input(`input[name="username"]`, owner), input(`input[name="password"]`, ownerPwd), click(`input[value="skip"]`)))
+	assert.Equal(t, "light", attr(t, ctx, "html", "data-theme"), "the CSP admits the inline theme script, which alone sets it at load")
+	shoot(t, ctx, "setup")
+	require.NoError(t, chromedp.Do(ctx, click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
+
+	// Sign out and back in with the password.
+	require.NoError(t, chromedp.Do(ctx, click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="username"]`, owner), input(`input[name="password"]`, ownerPwd)))
+	shoot(t, ctx, "signin")
+	require.NoError(t, chromedp.Do(ctx, click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
+	assert.Contains(t, location(t, ctx), "/f/"+forestID+"/ask", "the landing console is Ask when the key may answer")
+
+	// Pick the forest, search, open a node.
+	require.NoError(t, chromedp.Do(ctx, click(`a[data-forest="`+forestID+`"]`), click(`nav a[data-console="explore"]`),
+		waitFor(consoleReady["explore"]), input(`input[type="search"]`, "tide"), click(`form[role="search"] button`),
+		waitFor(`document.querySelector('.results a.node-link[href*="node=concepts%2Ftide"]')`),
+		click(`.results a.node-link[href*="node=concepts%2Ftide"]`), waitFor(`document.querySelector('article.card h2')`)))
+	assert.Equal(t, "Tide", text(t, ctx, "main h1"))
+	assert.Contains(t, location(t, ctx), "/f/"+forestID+"/read?node=concepts%2Ftide")
+	shoot(t, ctx, "read")
+
+	// Ask: the answer, its evidence, the engine's timing.
+	require.NoError(t, chromedp.Do(ctx, click(`nav a[data-console="ask"]`), waitFor(consoleReady["ask"]),
+		input(`textarea[name="question"]`, "How often do tides rise?"), click(`main form button[type="submit"]`),
+		waitFor(`document.querySelector('[data-answer]')`)))
+	assert.Contains(t, text(t, ctx, "[data-answer]"), fakeAnswer)
+	assert.Contains(t, text(t, ctx, "[data-answer]"), "fake-9b", "the model badge")
+	shoot(t, ctx, "ask")
+
+	for _, theme := range []string{"light", "dark"} {
+		require.NoError(t, chromedp.Do(ctx, setTheme(theme), waitFor(`document.documentElement.dataset.theme === '`+theme+`'`)))
+		for _, c := range []string{"overview", "explore", "read", "playground", "data", "ask"} {
+			require.NoError(t, chromedp.Do(ctx, click(`nav a[data-console="`+c+`"]`), waitFor(consoleReady[c])), c)
+			if c == "data" {
+				require.NoError(t, chromedp.Do(ctx, click(`main ul.results a`), waitFor(`document.querySelector('textarea.sql')`),
+					click(`main form.card button[type="submit"]`), waitFor(`document.querySelector('table.grid tbody tr')`)))
+			}
+			if c == "read" {
+				require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/f/"+forestID+"/read?node=concepts/tide"), waitFor(`document.querySelector('article.card h2')`)))
+			}
+			shoot(t, ctx, c)
+			axe(t, ctx, c+" "+theme)
+		}
+	}
+
+	// Language: the chrome changes, the content does not.
+	require.NoError(t, chromedp.Do(ctx, setLanguage("pt"), waitFor(`document.documentElement.lang === 'pt'`)))
+	assert.Equal(t, "Perguntar", text(t, ctx, `nav a[data-console="ask"]`))
+	require.NoError(t, chromedp.Do(ctx, setLanguage("es"), waitFor(`document.documentElement.lang === 'es'`)))
+	assert.Equal(t, "Explorar", text(t, ctx, `nav a[data-console="explore"]`))
+	// A reload keeps the place, the language and the theme, and asks nothing.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), waitFor(`document.querySelector('nav a[data-console]')`)))
+	assert.Equal(t, "es", attr(t, ctx, "html", "lang"))
+	assert.Equal(t, "dark", attr(t, ctx, "html", "data-theme"))
+}
+
+func location(t *testing.T, ctx context.Context) string {
+	return eval[string](t, ctx, `location.pathname + location.search`)
+}
+
+func attr(t *testing.T, ctx context.Context, sel, name string) string {
+	return eval[string](t, ctx, `document.querySelector(`+jsString(sel)+`).getAttribute(`+jsString(name)+`)`)
+}
+
+// axe runs axe-core (vendored under testdata/axe) on the page and fails
+// on any serious or critical violation.
+func axe(t *testing.T, ctx context.Context, where string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, js(string(src))))
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ['violations']}).then(r => r.violations
+		.filter(v => v.impact === 'serious' || v.impact === 'critical')
+		.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + (n.failureSummary || '').slice(0, 160)).join(' | ')))`,
+		chromedp.EvalAwaitPromise, chromedp.EvalAsValue))
+	require.NoError(t, err)
+	checked := eval[int](t, ctx, `axe.getRules().length`)
+	t.Logf("axe-core %s: %d rules, %d serious or critical", where, checked, len(found))
+	assert.Empty(t, found, "axe-core on %s:\n%s", where, strings.Join(found, "\n"))
+}
