@@ -40,6 +40,8 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="password"]`)),
 		input(`input[name="username"]`, owner), input(`input[name="password"]`, ownerPwd), click(`input[value="skip"]`)))
 	assert.Equal(t, "light", attr(t, ctx, "html", "data-theme"), "the CSP admits the inline theme script, which alone sets it at load")
+	t.Logf("first load: %d bytes transferred (shell, styles, modules, one language)", eval[int](t, ctx,
+		`performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource')).reduce((n, e) => n + e.transferSize, 0)`))
 	shoot(t, ctx, "setup")
 	require.NoError(t, chromedp.Do(ctx, click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
 
@@ -74,6 +76,11 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 			if c == "data" {
 				require.NoError(t, chromedp.Do(ctx, click(`main ul.results a`), waitFor(`document.querySelector('textarea.sql')`),
 					click(`main form.card button[type="submit"]`), waitFor(`document.querySelector('table.grid tbody tr')`)))
+			}
+			if c == "ask" {
+				// The same question again: the stored answer, marked as such.
+				require.NoError(t, chromedp.Do(ctx, input(`textarea[name="question"]`, "How often do tides rise?"),
+					click(`main form button[type="submit"]`), waitFor(`document.querySelector('[data-answer] .badge.stored')`)))
 			}
 			if c == "read" {
 				require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/f/"+forestID+"/read?node=concepts/tide"), waitFor(`document.querySelector('article.card h2')`)))
