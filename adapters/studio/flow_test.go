@@ -90,6 +90,16 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 		}
 	}
 
+	// F.34: Back retraces consoles; a forest the key cannot see is said,
+	// not swapped.
+	require.NoError(t, chromedp.Do(ctx, click(`nav a[data-console="overview"]`), waitFor(consoleReady["overview"]),
+		chromedp.NavigateBack(), waitFor(consoleReady["ask"])))
+	assert.Equal(t, "/f/"+forestID+"/ask", location(t, ctx))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/f/nowhere/explore"), waitFor(`document.querySelector('main h1')`)))
+	assert.Contains(t, text(t, ctx, "main h1"), "nowhere")
+	assert.Equal(t, "/f/nowhere/explore", location(t, ctx), "the address is kept")
+	require.NoError(t, chromedp.Do(ctx, click(`main a[href^="/f/`+forestID+`/"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
+
 	// Language: the chrome changes, the content does not.
 	require.NoError(t, chromedp.Do(ctx, setLanguage("pt"), waitFor(`document.documentElement.lang === 'pt'`)))
 	assert.Equal(t, "Perguntar", text(t, ctx, `nav a[data-console="ask"]`))
