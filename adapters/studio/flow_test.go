@@ -43,14 +43,19 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 	t.Logf("first load: %d bytes transferred (shell, styles, modules, one language)", eval[int](t, ctx,
 		`performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource')).reduce((n, e) => n + e.transferSize, 0)`))
 	shoot(t, ctx, "setup")
-	require.NoError(t, chromedp.Do(ctx, click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
+	require.NoError(t, chromedp.Do(ctx, click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`),
+		waitFor(`document.querySelector('dialog.welcome[open]')`)))
+	shoot(t, ctx, "welcome")
+	axe(t, ctx, "first access")
+	require.NoError(t, chromedp.Do(ctx, click(`dialog.welcome button`), waitFor(`!document.querySelector('dialog.welcome')`)))
 
-	// Sign out and back in with the password.
+	// Sign out and back in with the password: the welcome is not shown again.
 	require.NoError(t, chromedp.Do(ctx, click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
 		input(`input[name="username"]`, owner), input(`input[name="password"]`, ownerPwd)))
 	shoot(t, ctx, "signin")
 	require.NoError(t, chromedp.Do(ctx, click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
 	assert.Contains(t, location(t, ctx), "/f/"+forestID+"/ask", "the landing console is Ask when the key may answer")
+	assert.False(t, eval[bool](t, ctx, `!!document.querySelector('dialog.welcome')`), "first access is shown once per browser")
 
 	// Pick the forest, search, open a node.
 	require.NoError(t, chromedp.Do(ctx, click(`a[data-forest="`+forestID+`"]`), click(`nav a[data-console="explore"]`),

@@ -96,7 +96,8 @@ func branchKeySeesNoHiddenID(t *testing.T, ctx context.Context, base string) {
 	require.NoError(t, err)
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
-		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
+		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
+		click(`dialog.welcome button`), waitFor(`document.querySelector('nav a[data-console]') && !document.querySelector('dialog.welcome')`)))
 	for _, c := range []string{"overview", "explore", "playground", "data", "read"} {
 		err := chromedp.Do(ctx, click(`nav a[data-console="`+c+`"]`), waitFor(consoleReady[c]))
 		if err != nil {

@@ -158,6 +158,27 @@ function show(p) {
   const main = h('div', null, h('p', { class: 'spinner' }, t('shell.loading')));
   frame(forest, p.console, main);
   loadConsole(main, forest, p);
+  welcome();
+}
+
+const WELCOMED = 'monkeyllm.studio.welcomed';
+
+// welcome is the first-access modal (10 §4, J.5.11): after identity,
+// once per browser until dismissed; it makes no request and never
+// enters the address.
+function welcome() {
+  try { if (localStorage.getItem(WELCOMED) || document.querySelector('dialog.welcome')) return; } catch { return; }
+  const dlg = h('dialog', { class: 'welcome card', 'aria-labelledby': 'welcome-h' },
+    h('h2', { id: 'welcome-h' }, t('shell.welcome.title')),
+    h('p', null, t('shell.welcome.forest')), h('p', null, t('shell.welcome.mcp')),
+    h('ol', null, h('li', null, t('shell.welcome.connect')), h('li', null, t('shell.welcome.feed')), h('li', null, t('shell.welcome.ask'))),
+    h('form', { method: 'dialog' }, h('button', { class: 'primary', type: 'submit', value: 'start' }, t('shell.welcome.start'))));
+  dlg.addEventListener('close', () => {
+    try { localStorage.setItem(WELCOMED, '1'); } catch { /* storage off: shown again next time */ }
+    dlg.remove();
+  });
+  document.body.append(dlg);
+  dlg.showModal();
 }
 
 async function loadConsole(main, forest, p) {
