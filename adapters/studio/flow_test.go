@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,6 +74,22 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 	assert.Contains(t, text(t, ctx, "[data-answer]"), fakeAnswer)
 	assert.Contains(t, text(t, ctx, "[data-answer]"), "fake-9b", "the model badge")
 	shoot(t, ctx, "ask")
+
+	// The graph by keyboard: Tab reaches it, arrows select, Enter opens.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/f/"+forestID+"/explore?node=concepts/tide"), waitFor(consoleReady["explore"]),
+		chromedp.Focus(chromedp.CSS(`canvas.graph`)), chromedp.KeyEvent(kb.ArrowRight),
+		waitFor(`document.querySelector('.graph-wrap .card .meta').textContent !== 'concepts/tide'`), chromedp.KeyEvent(kb.ArrowLeft),
+		waitFor(`document.querySelector('.graph-wrap .card .meta').textContent === 'concepts/tide'`), chromedp.KeyEvent(kb.Enter),
+		waitFor(`location.pathname.endsWith('/read') && document.querySelector('article.card h2')`)))
+	assert.Equal(t, "Tide", text(t, ctx, "main h1"))
+
+	// Share the node: the link is shown once, listed, then revoked.
+	err := chromedp.Do(ctx, click(`button.share-create`), waitFor(`document.querySelector('code.share-url')`),
+		waitFor(`document.querySelector('[data-revoke]')`))
+	require.NoError(t, err, eval[string](t, ctx, `document.querySelector('main aside').textContent`))
+	assert.Contains(t, text(t, ctx, "code.share-url"), base+"/s/")
+	err = chromedp.Do(ctx, click(`[data-revoke]`), waitFor(`!document.querySelector('[data-revoke]')`))
+	require.NoError(t, err, eval[string](t, ctx, `document.querySelector('main aside').textContent`))
 
 	for _, theme := range []string{"light", "dark"} {
 		require.NoError(t, chromedp.Do(ctx, setTheme(theme), waitFor(`document.documentElement.dataset.theme === '`+theme+`'`)))

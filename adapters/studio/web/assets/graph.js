@@ -109,7 +109,23 @@ export function drawGraph(canvas, g, opt) {
     let best = null, bd = 144;
     for (const n of nodes) { const p = at(pos.get(n.id)); const d = (p.x - x) ** 2 + (p.y - y) ** 2; if (d < bd) { bd = d; best = n; } }
     paint(best && best.id);
+    cursor = best ? order.indexOf(best) : -1;
     opt.onSelect(best);
+  });
+  // Keyboard: arrows walk the nodes in id order, Enter opens the one selected.
+  const order = [...nodes].sort((a, b) => a.id.localeCompare(b.id));
+  let cursor = initial ? order.indexOf(initial) : -1;
+  canvas.tabIndex = 0;
+  canvas.addEventListener('keydown', (ev) => {
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[ev.key];
+    if (step) {
+      ev.preventDefault();
+      cursor = (cursor + step + order.length) % order.length;
+      paint(order[cursor].id);
+      opt.onSelect(order[cursor]);
+    } else if (ev.key === 'Enter' && cursor >= 0 && opt.onOpen) {
+      opt.onOpen(order[cursor]);
+    }
   });
   opt.legend.replaceChildren(...homes.map((k) => {
     const s = document.createElement('span');

@@ -7,7 +7,7 @@
 import { h, mount } from '../dom.js';
 import { call, forestGet } from '../api.js';
 import { t } from '../i18n.js';
-import { link, adjust } from '../router.js';
+import { link, adjust, go } from '../router.js';
 import { into, heading, allowed, needsCap, resultList } from './common.js';
 import { drawGraph } from '../graph.js';
 
@@ -47,14 +47,15 @@ function search(ctx) {
 
 function graph(ctx, g) {
   const card = h('div', { class: 'card', 'data-selected': '' });
-  const canvas = h('canvas', { class: 'graph', role: 'img', 'aria-label': t('explore.graphLabel', { nodes: g.nodes.length, edges: g.edges.length }) });
+  const canvas = h('canvas', { class: 'graph', role: 'img', 'aria-label': t('explore.graphLabel', { nodes: g.nodes.length, edges: g.edges.length }), 'aria-describedby': 'graph-keys' });
   const legend = h('div', { class: 'legend', 'aria-label': t('explore.legend') });
   const select = (n) => mount(card, n ? [h('strong', null, n.title || n.id), h('div', { class: 'meta' }, n.id), h('p', null, n.summary || ''),
     link({ forest: ctx.forest, console: 'read', params: { node: n.id } }, null, t('explore.open'))] : h('p', { class: 'hint' }, t('explore.pick')));
   select(null);
-  const wrap = h('div', { class: 'graph-wrap' }, canvas, legend, h('p', { class: 'meta' }, t('explore.colourBy')), card,
+  const wrap = h('div', { class: 'graph-wrap' }, canvas, legend, h('p', { class: 'meta', id: 'graph-keys' }, t('explore.colourBy'), ' ', t('explore.keys')), card,
     g.truncated ? h('p', { class: 'hint' }, t('explore.truncated')) : null);
-  requestAnimationFrame(() => drawGraph(canvas, g, { legend, selected: ctx.place.params.node, onSelect: select }));
+  requestAnimationFrame(() => drawGraph(canvas, g, { legend, selected: ctx.place.params.node, onSelect: select,
+    onOpen: (n) => go({ forest: ctx.forest, console: 'read', params: { node: n.id } }) }));
   return wrap;
 }
 

@@ -9,6 +9,7 @@ import { t } from '../i18n.js';
 import { link, go } from '../router.js';
 import { render as markdown, stripFrontmatter, slug } from '../markdown.js';
 import { into, heading, allowed, needsCap, resultList } from './common.js';
+import { sharePanel } from './share.js';
 
 export function render(ctx) {
   if (!allowed(ctx, 'read')) return needsCap('read');
@@ -58,6 +59,7 @@ function page(ctx, p, raw, hist) {
     h('div', { class: 'card' }, h('h2', null, t('read.edges')), edges.length
       ? h('ul', null, edges.map((e) => h('li', null, `${e.dir} ${e.rel} `, ctx.nodeLink(e.id, e.id))))
       : h('p', { class: 'hint' }, t('read.noEdges'))),
+    sharePanel(ctx, p.id),
     hist ? h('div', { class: 'card' }, h('h2', null, t('read.history')), h('ul', null, (hist.entries || []).map((e) =>
       h('li', null, h('code', null, String(e.commit).slice(0, 7)), ` ${e.at} ${e.message}`)))) : null);
   return h('div', null, heading(p.title || p.id), h('p', { class: 'meta' }, p.summary), actions,
