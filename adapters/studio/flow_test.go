@@ -73,6 +73,7 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 		waitFor(`document.querySelector('[data-answer]')`)))
 	assert.Contains(t, text(t, ctx, "[data-answer]"), fakeAnswer)
 	assert.Contains(t, text(t, ctx, "[data-answer]"), "fake-9b", "the model badge")
+	require.NoError(t, chromedp.Do(ctx, waitFor(`document.querySelectorAll('.runs [data-restore]').length === 1`)), "the run is kept")
 	shoot(t, ctx, "ask")
 
 	// The graph by keyboard: Tab reaches it, arrows select, Enter opens.
@@ -122,6 +123,16 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 	assert.Equal(t, "/f/nowhere/explore", location(t, ctx), "the address is kept")
 	require.NoError(t, chromedp.Do(ctx, click(`main a[href^="/f/`+forestID+`/"]`), waitFor(`document.querySelector('nav a[data-console]')`)))
 
+	// F.35: a restore puts the run back and sends nothing; sign-out
+	// leaves no run behind.
+	require.NoError(t, chromedp.Do(ctx, waitFor(`document.querySelectorAll('.runs [data-restore]').length === 3`)), "three asks, three runs")
+	asked := `performance.getEntriesByType('resource').filter(e => e.name.endsWith('/answer')).length`
+	before := eval[int](t, ctx, asked)
+	require.NoError(t, chromedp.Do(ctx, click(`.runs [data-restore]`), waitFor(`document.querySelector('[data-restored]')`)))
+	assert.Equal(t, "How often do tides rise?", eval[string](t, ctx, `document.querySelector('textarea[name="question"]').value`))
+	assert.Equal(t, before, eval[int](t, ctx, asked), "restoring sends no request")
+	assert.Equal(t, 3, eval[int](t, ctx, `document.querySelectorAll('.runs [data-restore]').length`), "restoring adds no run")
+
 	// Language: the chrome changes, the content does not.
 	require.NoError(t, chromedp.Do(ctx, setLanguage("pt"), waitFor(`document.documentElement.lang === 'pt'`)))
 	assert.Equal(t, "Perguntar", text(t, ctx, `nav a[data-console="ask"]`))
@@ -131,6 +142,11 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), waitFor(`document.querySelector('nav a[data-console]')`)))
 	assert.Equal(t, "es", attr(t, ctx, "html", "lang"))
 	assert.Equal(t, "dark", attr(t, ctx, "html", "data-theme"))
+
+	require.NoError(t, chromedp.Do(ctx, click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="username"]`, owner), input(`input[name="password"]`, ownerPwd), click(`form button[type="submit"]`),
+		waitFor(`document.querySelector('.runs h2')`)))
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('.runs [data-restore]').length`), "sign-out deleted the runs")
 }
 
 func location(t *testing.T, ctx context.Context) string {

@@ -9,6 +9,7 @@ import * as router from './router.js';
 import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { setTheme, theme, rememberPlace, lastPlace } from './prefs.js';
+import { forgetAll } from './runs.js';
 
 const app = document.getElementById('app');
 
@@ -125,9 +126,11 @@ async function signedIn() {
   show(router.place());
 }
 
-function signOut() {
+// signOut clears the key and drops every kept run before reloading.
+async function signOut() {
   setKey('');
   session = null;
+  await forgetAll();
   location.assign('/');
 }
 
