@@ -10,6 +10,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { setTheme, theme, rememberPlace, lastPlace } from './prefs.js';
 import { forgetAll } from './runs.js';
+import { releaseMedia } from './markdown.js';
 
 const app = document.getElementById('app');
 
@@ -141,6 +142,7 @@ function landing(caps) {
 
 // show renders the place, correcting only what 10 §3 says to correct.
 function show(p) {
+  releaseMedia();
   const forests = session.forests;
   if (!p.forest) {
     const last = lastPlace();

@@ -130,11 +130,21 @@ function image(caption, src, ctx) {
   return fig;
 }
 
+// live are the blob: URLs of the console on screen, revoked when it goes.
+const live = new Set();
+
+// releaseMedia revokes every media URL made so far (on unmount).
+export function releaseMedia() {
+  for (const url of live) URL.revokeObjectURL(url);
+  live.clear();
+}
+
 async function resolveMedia(fig, forest, id, caption) {
   try {
     const res = await fetch(`/v1/forests/${encodeURIComponent(forest)}/payload/${nodePath(id)}`, { headers: { Authorization: `Bearer ${getKey()}` } });
     if (!res.ok || !(res.headers.get('Content-Type') || '').startsWith('image/')) return;
     const url = URL.createObjectURL(await res.blob());
+    live.add(url);
     fig.prepend(h('img', { src: url, alt: caption }));
   } catch { /* caption only, never an error */ }
 }
