@@ -80,7 +80,12 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/f/"+forestID+"/explore?node=concepts/tide"), waitFor(consoleReady["explore"]),
 		chromedp.Focus(chromedp.CSS(`canvas.graph`)), chromedp.KeyEvent(kb.ArrowRight),
 		waitFor(`document.querySelector('.graph-wrap .card .meta').textContent !== 'concepts/tide'`), chromedp.KeyEvent(kb.ArrowLeft),
-		waitFor(`document.querySelector('.graph-wrap .card .meta').textContent === 'concepts/tide'`), chromedp.KeyEvent(kb.Enter),
+		waitFor(`document.querySelector('.graph-wrap .card .meta').textContent === 'concepts/tide'`),
+		waitFor(`new URLSearchParams(location.search).get('node') === 'concepts/tide'`),
+		// A mode change keeps the selection, there and back.
+		click(`main .tabs button:nth-child(2)`), waitFor(`location.search.includes('mode=files') && location.search.includes('node=concepts%2Ftide')`),
+		waitFor(`document.querySelector('main a.node-link')`), click(`main .tabs button:nth-child(1)`), waitFor(consoleReady["explore"]),
+		chromedp.Focus(chromedp.CSS(`canvas.graph`)), chromedp.KeyEvent(kb.Enter),
 		waitFor(`location.pathname.endsWith('/read') && document.querySelector('article.card h2')`)))
 	assert.Equal(t, "Tide", text(t, ctx, "main h1"))
 

@@ -100,7 +100,7 @@ export function drawGraph(canvas, g, opt) {
   };
   const initial = nodes.find((n) => n.id === opt.selected);
   paint(opt.selected);
-  if (initial) opt.onSelect(initial);
+  if (initial) (opt.onInitial || opt.onSelect)(initial);
   canvas.dataset.nodes = String(nodes.length);
   canvas.dataset.drawn = 'true';
   canvas.addEventListener('click', (ev) => {

@@ -30,6 +30,10 @@ export function adjust(p) { history.replaceState(null, '', href(p)); notify(); }
 // grant does not permit replaced by the landing one).
 export function replaceQuiet(p) { history.replaceState(null, '', href(p)); }
 
+// mark pushes a place the page already shows (a selection made on
+// screen), so Back returns to the previous one without a re-render now.
+export function mark(p) { history.pushState(null, '', href(p)); }
+
 export function onChange(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 addEventListener('popstate', notify);
 

@@ -7,7 +7,7 @@
 import { h, mount } from '../dom.js';
 import { call, forestGet } from '../api.js';
 import { t } from '../i18n.js';
-import { link, adjust, go } from '../router.js';
+import { link, adjust, go, mark, place } from '../router.js';
 import { into, heading, allowed, needsCap, resultList } from './common.js';
 import { drawGraph } from '../graph.js';
 
@@ -16,14 +16,32 @@ const MODES = ['graph', 'files'];
 export function render(ctx) {
   if (!allowed(ctx, 'read')) return needsCap('read');
   const mode = MODES.includes(ctx.place.params.mode) ? ctx.place.params.mode : 'graph';
+  const switchTo = (m) => {
+    // The selection survives a mode change, and the projection is reused.
+    const now = place();
+    reuse = true;
+    adjust({ ...now, params: { ...now.params, mode: m === 'graph' ? '' : m } });
+  };
   const tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': t('explore.mode') }, MODES.map((m) =>
-    h('button', { type: 'button', 'aria-pressed': String(m === mode), onclick: () => adjust({ ...ctx.place, params: { ...ctx.place.params, mode: m === 'graph' ? '' : m } }) }, t(`explore.mode.${m}`))));
+    h('button', { type: 'button', 'aria-pressed': String(m === mode), onclick: () => switchTo(m) }, t(`explore.mode.${m}`))));
   const view = h('div');
   into(view, async () => {
-    const g = (await forestGet(ctx.forest, 'graph?limit=500')).data;
+    const g = await projection(ctx.forest);
     return mode === 'files' ? files(ctx, g) : graph(ctx, g);
   });
   return h('section', null, heading(t('shell.console.explore')), search(ctx), tabs, view);
+}
+
+// Graph and files share one GET …/graph (10 §6.3): a mode change reuses
+// the projection just read; any other render reads it afresh.
+let shared = null;
+let reuse = false;
+
+function projection(forest) {
+  if (!(reuse && shared && shared.forest === forest)) shared = { forest, data: forestGet(forest, 'graph?limit=500').then((r) => r.data) };
+  reuse = false;
+  shared.data.catch(() => { shared = null; });
+  return shared.data;
 }
 
 // search runs locate {k: 8} and sniff {k: 6} together.
@@ -49,12 +67,18 @@ function graph(ctx, g) {
   const card = h('div', { class: 'card', 'data-selected': '' });
   const canvas = h('canvas', { class: 'graph', role: 'img', 'aria-label': t('explore.graphLabel', { nodes: g.nodes.length, edges: g.edges.length }), 'aria-describedby': 'graph-keys' });
   const legend = h('div', { class: 'legend', 'aria-label': t('explore.legend') });
-  const select = (n) => mount(card, n ? [h('strong', null, n.title || n.id), h('div', { class: 'meta' }, n.id), h('p', null, n.summary || ''),
+  const show = (n) => mount(card, n ? [h('strong', null, n.title || n.id), h('div', { class: 'meta' }, n.id), h('p', null, n.summary || ''),
     link({ forest: ctx.forest, console: 'read', params: { node: n.id } }, null, t('explore.open'))] : h('p', { class: 'hint' }, t('explore.pick')));
-  select(null);
+  // Selecting moves (10 §3): the address gains ?node=, pushed.
+  const select = (n) => {
+    show(n);
+    const now = place();
+    if (n && now.params.node !== n.id) mark({ ...now, params: { ...now.params, node: n.id } });
+  };
+  show(null);
   const wrap = h('div', { class: 'graph-wrap' }, canvas, legend, h('p', { class: 'meta', id: 'graph-keys' }, t('explore.colourBy'), ' ', t('explore.keys')), card,
     g.truncated ? h('p', { class: 'hint' }, t('explore.truncated')) : null);
-  requestAnimationFrame(() => drawGraph(canvas, g, { legend, selected: ctx.place.params.node, onSelect: select,
+  requestAnimationFrame(() => drawGraph(canvas, g, { legend, selected: ctx.place.params.node, onSelect: select, onInitial: show,
     onOpen: (n) => go({ forest: ctx.forest, console: 'read', params: { node: n.id } }) }));
   return wrap;
 }
