@@ -46,7 +46,7 @@ function page(ctx, p, raw, hist) {
   const actions = h('div', { class: 'row' },
     h('button', { type: 'button', onclick: () => navigator.clipboard && navigator.clipboard.writeText(raw) }, t('read.copy')),
     h('button', { type: 'button', onclick: () => download(`${leaf}.md`, raw) }, t('read.download')),
-    link({ forest: ctx.forest, console: 'explore', params: { node: p.id } }, null, t('read.openExplore')),
+    link({ forest: ctx.forest, console: 'explore', params: { node: p.id } }, { class: 'button' }, t('read.openExplore')),
     h('button', { type: 'button', onclick: () => go({ forest: ctx.forest, console: 'read', params: {} }) }, t('read.close')));
   const edges = [...(p.edges_out || []).map((e) => ({ rel: e.rel, id: e.target, dir: '→' })), ...(p.edges_in || []).map((e) => ({ rel: e.rel, id: e.source, dir: '←' }))];
   const side = h('aside', null,
