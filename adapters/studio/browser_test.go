@@ -52,7 +52,7 @@ func browser(t *testing.T, bin string) context.Context {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 800)}
 	// A bound on a hung browser, not a timing assertion.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { bcancel(); acancel(); cancel() })
@@ -149,10 +149,12 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // waitFor polls a JavaScript condition until it holds: tests wait on
-// the DOM, never on the clock.
+// the DOM, never on the clock. The two minutes only bound a hang on a
+// loaded machine (the race detector, a shared CI runner).
 func waitFor(cond string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Poll[any](cond, chromedp.WithPollingInterval(50*time.Millisecond))(ctx, t)
+		_, err := chromedp.Poll[any](cond, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(2*time.Minute))(ctx, t)
 		return chromedp.Void{}, err
 	}
 }
