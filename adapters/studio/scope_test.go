@@ -109,7 +109,11 @@ func branchKeySeesNoHiddenID(t *testing.T, ctx context.Context, base string) {
 		input(`input[type="search"]`, "tide storm harbour"), click(`form[role="search"] button`),
 		waitFor(`document.querySelectorAll('.results').length === 2`),
 		click(`nav a[data-console="playground"]`), waitFor(consoleReady["playground"]),
-		input(`input[name="query"]`, "storm"), click(`main form.card button[type="submit"]`), waitFor(`document.querySelector('pre.json')`),
+		input(`input[name="query"]`, "storm"), click(`main form.card button[type="submit"]`), waitFor(`document.querySelector('pre.json')`)))
+	curl := text(t, ctx, "pre.curl")
+	assert.Contains(t, curl, "Bearer $MONKEYLLM_KEY", "copy as curl names the key by placeholder")
+	assert.NotContains(t, curl, person.APIKey)
+	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(base+"/f/"+forestID+"/read?node=concepts/tide"), waitFor(`document.querySelector('article.card h2')`),
 		click(`nav a[data-console="ask"]`), waitFor(consoleReady["ask"]),
 		input(`textarea[name="question"]`, "What raises the sea in a storm?"), click(`main form button[type="submit"]`),
@@ -118,6 +122,7 @@ func branchKeySeesNoHiddenID(t *testing.T, ctx context.Context, base string) {
 
 	dom := eval[string](t, ctx, `document.documentElement.outerHTML`)
 	assert.Contains(t, dom, "concepts/tide", "the branch itself is shown")
+	assert.NotContains(t, dom, person.APIKey, "the key is never written into the page")
 	tr.mu.Lock()
 	requests, finished := append([]string(nil), tr.requests...), append([]network.RequestID(nil), tr.finished...)
 	tr.mu.Unlock()

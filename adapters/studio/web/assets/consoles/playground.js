@@ -67,10 +67,21 @@ function form(ctx, name, op) {
     }
     into(out, async () => {
       const r = await call(ctx.forest, name, args);
-      return h('div', { class: 'card' }, timing(r), h('p', { class: 'meta' }, t('playground.bytes', { n: r.bytes })), json(r.data));
+      const curl = curlOf(ctx.forest, name, args);
+      return h('div', { class: 'card' }, timing(r), h('p', { class: 'meta' }, t('playground.bytes', { n: r.bytes })),
+        h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => navigator.clipboard && navigator.clipboard.writeText(curl) }, t('playground.curl'))),
+        h('pre', { class: 'curl', tabindex: '0' }, curl), json(r.data));
     });
   };
   return h('div', null, h('form', { class: 'card', onsubmit: submit }, h('p', { class: 'hint' }, op.description || ''),
     controls.map(([k, s, el]) => field(required.has(k) ? `${k} *` : k, el, s.description)),
     h('button', { class: 'primary', type: 'submit' }, t('playground.run'))), out);
+}
+
+// curlOf is the same call for a shell, with a placeholder where the key
+// goes: the console never writes the key anywhere.
+function curlOf(forest, name, args) {
+  const body = JSON.stringify(args).replace(/'/g, "'\\''");
+  return `curl -s -X POST '${location.origin}/v1/forests/${encodeURIComponent(forest)}/${name}' \\\n` +
+    `  -H "Authorization: Bearer $MONKEYLLM_KEY" -H 'Content-Type: application/json' \\\n  -d '${body}'`;
 }
