@@ -156,11 +156,10 @@ func placeholders(s string) []string {
 func usedKeys(t *testing.T) []string {
 	var keys []string
 	lit := regexp.MustCompile(`\bt\('([a-zA-Z.]+)'`)
-	for name, src := range sources(t) {
+	for _, src := range sources(t) {
 		for _, m := range lit.FindAllStringSubmatch(src, -1) {
 			keys = append(keys, m[1])
 		}
-		_ = name
 	}
 	for _, c := range []string{"overview", "ask", "explore", "read", "playground", "data"} {
 		keys = append(keys, "shell.console."+c, "shell.console."+c+".blurb")

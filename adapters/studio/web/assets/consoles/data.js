@@ -3,11 +3,11 @@
 // selected dataset's tables from look, and a query editor with a results
 // table. Reads only: every row comes from query.
 
-import { h, mount, field } from '../dom.js';
+import { h, field } from '../dom.js';
 import { call } from '../api.js';
 import { t } from '../i18n.js';
 import { link, go } from '../router.js';
-import { into, heading, allowed, needsCap, refusal } from './common.js';
+import { into, heading, allowed, needsCap } from './common.js';
 
 export function render(ctx) {
   if (!allowed(ctx, 'query')) return needsCap('query');

@@ -3,7 +3,7 @@
 // signature table as the OpenAPI document serves it, and see the
 // response verbatim with the engine's timing.
 
-import { h, mount, field } from '../dom.js';
+import { h, field } from '../dom.js';
 import { api, call } from '../api.js';
 import { t } from '../i18n.js';
 import { adjust } from '../router.js';

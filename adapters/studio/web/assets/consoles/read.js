@@ -3,7 +3,7 @@
 // and the export in parallel, the body rendered safely (never through
 // pick), the passport, outline, edges and history.
 
-import { h, mount, download } from '../dom.js';
+import { h, download } from '../dom.js';
 import { call, forestGet, nodePath } from '../api.js';
 import { t } from '../i18n.js';
 import { link, go } from '../router.js';
