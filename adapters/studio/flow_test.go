@@ -23,7 +23,7 @@ const (
 // consoleReady is the DOM condition each console's content meets once
 // its data has arrived.
 var consoleReady = map[string]string{
-	"overview":   `document.querySelector('[data-count="nodes"]')`,
+	"overview":   `document.querySelector('[data-count="nodes"]') && !document.querySelector('main .spinner')`,
 	"ask":        `document.querySelector('textarea[name="question"]')`,
 	"explore":    `document.querySelector('canvas.graph[data-drawn="true"]')`,
 	"read":       `document.querySelector('form[role="search"]')`,

@@ -170,6 +170,9 @@ func usedKeys(t *testing.T) []string {
 	for _, c := range []string{"read", "answer", "query", "write", "tend", "ingest", "admin"} {
 		keys = append(keys, "overview.cap."+c)
 	}
+	for _, k := range []string{"needs_split", "fat_nodes", "stale_passports", "needs_description"} {
+		keys = append(keys, "overview.health."+k)
+	}
 	keys = append(keys, "shell.theme.light", "shell.theme.dark", "shell.setup.first.demo", "shell.setup.first.skip",
 		"explore.mode.graph", "explore.mode.files")
 	return keys
