@@ -8,7 +8,8 @@
 // (package [github.com/monkeyllm/vine/adapters/station/registry])
 // resolves keys for them, and the audit log
 // (package [github.com/monkeyllm/vine/adapters/station/audit]) records
-// their calls.
+// their calls. Every other path belongs to the Studio
+// (package [github.com/monkeyllm/vine/adapters/studio]), mounted last.
 //
 // This package holds the HTTP host's own pieces: the failure windows of
 // the password doors, the client host a request is judged by, and the

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/monkeyllm/vine"
@@ -25,6 +26,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/adapters/station/webhooks"
+	"github.com/monkeyllm/vine/adapters/studio"
 	"github.com/monkeyllm/vine/answer"
 )
 
@@ -215,9 +217,19 @@ func (s *Server) build() {
 	}
 	s.mcp = mcp.Handler(s.forests, mopts)
 	mux := http.NewServeMux()
+	// 09 §13's order: the API (its /v1 catch-all included, and the host
+	// routes outside /v1 such as /s/{token}), /mcp, then the console,
+	// which answers everything else.
+	mux.Handle("/v1", s.api)
+	mux.Handle("/v1/", s.api)
+	for _, rt := range ropts.Routes {
+		if !strings.HasPrefix(rt.Path, "/v1/") {
+			mux.Handle(rt.Method+" "+rt.Path, s.api)
+		}
+	}
 	mux.Handle("/mcp", s.mcp)
-	mux.Handle("/", s.api)
-	s.handler = securityHeaders(mux, contentSecurityPolicy(nil))
+	mux.Handle("/", studio.New())
+	s.handler = securityHeaders(mux, contentSecurityPolicy(inlineScriptHashes(studio.Shell())))
 }
 
 // hostsOrLocal is the allow-list health reports /mcp by.

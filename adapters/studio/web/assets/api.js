@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The console's only door to the host: documented REST routes, the
+// person's own key (10 §1), refusals surfaced as their envelopes.
+
+export const KEY = 'monkeyllm.station.key';
+
+export function getKey() {
+  try { return localStorage.getItem(KEY) || ''; } catch { return ''; }
+}
+export function setKey(k) {
+  try { k ? localStorage.setItem(KEY, k) : localStorage.removeItem(KEY); } catch { /* storage off */ }
+}
+
+// ApiError is a refusal: the envelope's code, message and hint.
+export class ApiError extends Error {
+  constructor(status, env) {
+    super(env && env.message ? env.message : `HTTP ${status}`);
+    this.status = status;
+    this.code = (env && env.code) || 'E_HTTP';
+    this.hint = (env && env.hint) || '';
+  }
+}
+
+// serverTiming reads the host's own figures (08 §10): name → ms.
+function serverTiming(header) {
+  const out = {};
+  for (const part of (header || '').split(',')) {
+    const m = part.trim().match(/^([\w-]+)(?:.*?;\s*dur=([\d.]+))?/);
+    if (m && m[2]) out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+// api sends one request; it resolves {data, ms, timing, bytes} or
+// throws ApiError.
+export async function api(method, path, body, opts = {}) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const key = opts.key !== undefined ? opts.key : getKey();
+  if (key) headers.Authorization = `Bearer ${key}`;
+  const t0 = performance.now();
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: opts.signal });
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  let data = text;
+  if ((res.headers.get('Content-Type') || '').includes('json')) {
+    try { data = JSON.parse(text); } catch { /* leave text */ }
+  }
+  if (!res.ok) throw new ApiError(res.status, data && data.error);
+  return { data, ms, timing: serverTiming(res.headers.get('Server-Timing')), bytes: text.length };
+}
+
+const enc = (s) => encodeURIComponent(s);
+// nodePath keeps a node id's slashes as path separators.
+export const nodePath = (id) => id.split('/').map(enc).join('/');
+
+// call runs a primitive on a forest with its signature-table arguments.
+export const call = (forest, name, args) => api('POST', `/v1/forests/${enc(forest)}/${name}`, args || {});
+export const forestGet = (forest, rest) => api('GET', `/v1/forests/${enc(forest)}/${rest}`);
