@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -229,4 +230,23 @@ func TestPrimitiveNames(t *testing.T) {
 		}
 	}
 	assert.Positive(t, seen)
+}
+
+// TestGraphReadsTheProjection: graph.js reads an edge's ends by the
+// names the graph projection sends (vine.MapEdge's JSON), so a rename on
+// either side cannot leave the map drawing nodes and no edges again.
+func TestGraphReadsTheProjection(t *testing.T) {
+	ends := map[string]string{}
+	typ := reflect.TypeFor[vine.MapEdge]()
+	for _, f := range []string{"Src", "Dst"} {
+		field, ok := typ.FieldByName(f)
+		require.True(t, ok)
+		ends[f] = strings.Split(field.Tag.Get("json"), ",")[0]
+	}
+	src, err := fs.ReadFile(files, "web/assets/graph.js")
+	require.NoError(t, err)
+	for _, name := range ends {
+		assert.Contains(t, string(src), "e."+name, "graph.js reads the edge's %q", name)
+	}
+	assert.NotRegexp(t, `e\.(source|target)\b`, string(src), "the projection's edges have no source or target")
 }

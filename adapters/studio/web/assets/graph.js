@@ -26,9 +26,9 @@ export function layout(nodes, edges, steps = 220) {
     const j = hash(n.id);
     pos.set(n.id, { x: Math.cos(a) * 200 + (j - 0.5) * 60, y: Math.sin(a) * 200 + (hash(n.id + '~') - 0.5) * 60, vx: 0, vy: 0 });
   });
-  const links = edges.filter((e) => pos.has(e.source) && pos.has(e.target));
+  const links = edges.filter((e) => pos.has(e.src) && pos.has(e.dst));
   const degree = new Map();
-  for (const e of links) for (const k of [e.source, e.target]) degree.set(k, (degree.get(k) || 0) + 1);
+  for (const e of links) for (const k of [e.src, e.dst]) degree.set(k, (degree.get(k) || 0) + 1);
   const ps = [...pos.values()];
   for (let s = 0; s < steps; s++) {
     const cool = 1 - s / steps;
@@ -41,9 +41,9 @@ export function layout(nodes, edges, steps = 220) {
       a.vx += dx * f; a.vy += dy * f; b.vx -= dx * f; b.vy -= dy * f;
     }
     for (const e of links) {
-      const a = pos.get(e.source), b = pos.get(e.target);
+      const a = pos.get(e.src), b = pos.get(e.dst);
       const dx = b.x - a.x, dy = b.y - a.y;
-      const k = 0.02 / Math.sqrt(Math.max(1, Math.min(degree.get(e.source), degree.get(e.target))));
+      const k = 0.02 / Math.sqrt(Math.max(1, Math.min(degree.get(e.src), degree.get(e.dst))));
       a.vx += dx * k; a.vy += dy * k; b.vx -= dx * k; b.vy -= dy * k;
     }
     for (const p of ps) {
@@ -79,7 +79,7 @@ export function drawGraph(canvas, g, opt) {
     ctx.strokeStyle = css.getPropertyValue('--line');
     ctx.lineWidth = 1;
     for (const e of edges) {
-      const a = pos.get(e.source), b = pos.get(e.target);
+      const a = pos.get(e.src), b = pos.get(e.dst);
       if (!a || !b) continue;
       const p = at(a), q = at(b);
       ctx.setLineDash(e.rel === 'discovered-shortcut' ? [4, 3] : []);
