@@ -130,9 +130,9 @@ func TestMoveDirectionRefusedBeforeLookup(t *testing.T) {
 }
 
 // TestMoveFromTheCatalogMatchesFullResolution: the start of a move read
-// from the catalog row (a string check, one statement) is the start the
-// full resolution gives, for every node of the fixture and for ids the
-// catalog does not hold.
+// from the catalog row (a string check, one statement) or from the
+// adjacency copy is the start the full resolution gives, for every node
+// of the fixture and for ids the catalog does not hold.
 func TestMoveFromTheCatalogMatchesFullResolution(t *testing.T) {
 	v, _ := writableFixture(t)
 	ctx := context.Background()
@@ -140,9 +140,14 @@ func TestMoveFromTheCatalogMatchesFullResolution(t *testing.T) {
 	ids, err := v.cat.IDs(ctx)
 	require.NoError(t, err)
 	require.NotEmpty(t, ids)
+	graph := v.moveGraph(ctx)
+	require.NotNil(t, graph)
 	edges := 0
 	for _, id := range append(ids, "no/such-node", " products/tidewatch-buoy/ ") {
-		got, gotErr := moveFrom(ctx, v.resolver, nb, id)
+		got, gotErr := moveFrom(ctx, v.resolver, nb, nil, id)
+		fromGraph, graphErr := moveFrom(ctx, v.resolver, nb, graph, id)
+		assert.Equal(t, got, fromGraph, id)
+		assert.Equal(t, gotErr, graphErr, id)
 		rec, wantErr := v.resolver.resolve(ctx, id)
 		if wantErr != nil {
 			assert.Equal(t, wantErr, gotErr, id)
