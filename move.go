@@ -109,10 +109,60 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 		gauntletOrder(g, res.Neighbors, func(n Neighbor) string { return n.ID }, func(n Neighbor) float64 { return n.Heat })
 		res.Frontier = frontierOf(g)
 	}
-	if budget.ShrinkTail(&res.Neighbors, BudgetMove, func() any { return res }) > 0 {
+	if shrinkNeighbors(res) > 0 {
 		res.Truncated = true
 	}
 	return res, nil
+}
+
+// shrinkNeighbors cuts res to BudgetMove from the tail and returns how
+// many neighbours it dropped. An answer without a frontier is sized from
+// its parts (the neighbours' strings and heats), which costs a fraction of
+// rendering it, and cut where budget.ShrinkTail would cut it.
+func shrinkNeighbors(res *Neighbors) int {
+	if res.Frontier == nil {
+		if sizes, ok := neighborSizes(res.Neighbors); ok {
+			keep := budget.FitPrefix(neighborsFrame(res.Truncated), sizes, BudgetMove)
+			dropped := len(res.Neighbors) - keep
+			res.Neighbors = res.Neighbors[:keep]
+			return dropped
+		}
+	}
+	return budget.ShrinkTail(&res.Neighbors, BudgetMove, func() any { return res })
+}
+
+// The code points of the measured rendering (budget.Render) around the
+// values: {"neighbors": [ … ], "truncated": false} around the list, and
+// {"id": …, "rel": …, "direction": …, "type": …, "summary": …, "heat": …}
+// around a neighbour's six values. TestMoveSizesMatchTheRendering holds
+// them to the rendering.
+const (
+	neighborsFrameRunes = len(`{"neighbors": [], "truncated": }`)
+	neighborFrameRunes  = len(`{"id": , "rel": , "direction": , "type": , "summary": , "heat": }`)
+)
+
+// neighborsFrame is the size of an answer without a frontier less its
+// neighbours.
+func neighborsFrame(truncated bool) int {
+	if truncated {
+		return neighborsFrameRunes + len("true")
+	}
+	return neighborsFrameRunes + len("false")
+}
+
+// neighborSizes is the size of each neighbour; ok is false when a heat
+// is no JSON number (NaN or infinite), which only a render can judge.
+func neighborSizes(list []Neighbor) (sizes []int, ok bool) {
+	sizes = make([]int, len(list))
+	for i, n := range list {
+		heat, ok := budget.FloatRunes(n.Heat)
+		if !ok {
+			return nil, false
+		}
+		sizes[i] = neighborFrameRunes + heat + budget.StringRunes(n.ID) + budget.StringRunes(n.Rel) +
+			budget.StringRunes(n.Direction) + budget.StringRunes(n.Type) + budget.StringRunes(n.Summary)
+	}
+	return sizes, true
 }
 
 // moveOrigin is the node a move starts from: its id and its out-edges in

@@ -7,12 +7,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/internal/adjacency"
+	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/fixture"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -143,4 +148,57 @@ func moveBothWays(t *testing.T, v *Vine, id string, opt MoveOptions) (graph, cat
 	v.adjacency = nil
 	defer func() { v.adjacency = model }()
 	return graph, answer()
+}
+
+// TestMoveSizesMatchTheRendering: the sizes move cuts its answer by are
+// the code points of the rendering the budget measures, for answers with
+// escapes, wide characters and heats of every form.
+func TestMoveSizesMatchTheRendering(t *testing.T) {
+	list := []Neighbor{
+		{ID: "a/b", Rel: "part-of", Direction: DirectionOut, Type: "?", Summary: "", Heat: 0},
+		{ID: "ção/水", Rel: "cites", Direction: DirectionIn, Type: "entity", Summary: "q\"uote\\ tab\t \x01 <&> \u2028 🌊 bad\xff", Heat: 0.1234},
+		{ID: "x", Rel: "r", Direction: DirectionOut, Type: "t", Summary: "s, t: {u}", Heat: 1e-7},
+		{ID: "y", Rel: "r", Direction: DirectionOut, Type: "t", Summary: "s", Heat: 12345.5},
+	}
+	for _, truncated := range []bool{false, true} {
+		for n := range len(list) + 1 {
+			res := &Neighbors{Neighbors: list[:n], Truncated: truncated}
+			sizes, ok := neighborSizes(res.Neighbors)
+			require.True(t, ok)
+			got := neighborsFrame(truncated)
+			for i, s := range sizes {
+				got += s
+				if i > 0 {
+					got += len(", ")
+				}
+			}
+			assert.Equal(t, utf8.RuneCountInString(budget.Render(res)), got, "%d neighbours, truncated %v", n, truncated)
+		}
+	}
+	_, ok := neighborSizes([]Neighbor{{Heat: math.NaN()}})
+	assert.False(t, ok, "a heat JSON cannot hold is left to the render")
+}
+
+// TestMoveCutsWhereShrinkTailCuts: sized from its parts, move's answer is
+// cut to the same prefix budget.ShrinkTail keeps when it renders it.
+func TestMoveCutsWhereShrinkTailCuts(t *testing.T) {
+	words := []string{"tide", "ção", "水位", "buoy \"seven\"", "line\nbreak", "🌊"}
+	for n := range 70 {
+		var list []Neighbor
+		for i := range n {
+			summary := ""
+			for j := range (i * 13) % 40 {
+				summary += words[(i+j)%len(words)] + " "
+			}
+			list = append(list, Neighbor{ID: fmt.Sprintf("region/item-%03d", i), Rel: "cites", Direction: DirectionIn,
+				Type: "note", Summary: summary, Heat: float64(i%5) / 7})
+		}
+		for _, truncated := range []bool{false, true} {
+			want := &Neighbors{Neighbors: slices.Clone(list), Truncated: truncated}
+			wantDropped := budget.ShrinkTail(&want.Neighbors, BudgetMove, func() any { return want })
+			got := &Neighbors{Neighbors: slices.Clone(list), Truncated: truncated}
+			assert.Equal(t, wantDropped, shrinkNeighbors(got), "%d neighbours", n)
+			assert.Equal(t, want, got, "%d neighbours", n)
+		}
+	}
 }
