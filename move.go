@@ -52,6 +52,8 @@ type Neighbors struct {
 	Truncated bool       `json:"truncated"`
 	// Frontier is set when the Gauntlet ordered the neighbours.
 	Frontier *Frontier `json:"frontier,omitempty"`
+
+	runes int // the answer's size in the measured rendering; 0 unknown
 }
 
 // Neighbor is one node at the other end of an edge (or a child). Rel is
@@ -109,26 +111,41 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 		gauntletOrder(g, res.Neighbors, func(n Neighbor) string { return n.ID }, func(n Neighbor) float64 { return n.Heat })
 		res.Frontier = frontierOf(g)
 	}
-	if shrinkNeighbors(res) > 0 {
-		res.Truncated = true
-	}
+	res.cut()
 	return res, nil
 }
 
-// shrinkNeighbors cuts res to BudgetMove from the tail and returns how
-// many neighbours it dropped. An answer without a frontier is sized from
-// its parts (the neighbours' strings and heats), which costs a fraction of
-// rendering it, and cut where budget.ShrinkTail would cut it.
-func shrinkNeighbors(res *Neighbors) int {
-	if res.Frontier == nil {
-		if sizes, ok := neighborSizes(res.Neighbors); ok {
-			keep := budget.FitPrefix(neighborsFrame(res.Truncated), sizes, BudgetMove)
-			dropped := len(res.Neighbors) - keep
-			res.Neighbors = res.Neighbors[:keep]
-			return dropped
+// cut shrinks the answer to BudgetMove from the tail and says so in
+// Truncated. An answer without a frontier is sized from its parts (the
+// neighbours' strings and heats), which costs a fraction of rendering it,
+// is cut where budget.ShrinkTail would cut it, and keeps its size for
+// payloadTokens.
+func (n *Neighbors) cut() {
+	n.runes = 0
+	sizes, ok := neighborSizes(n.Neighbors)
+	if !ok || n.Frontier != nil || n.Neighbors == nil { // a nil list renders null
+		if budget.ShrinkTail(&n.Neighbors, BudgetMove, func() any { return n }) > 0 {
+			n.Truncated = true
 		}
+		return
 	}
-	return budget.ShrinkTail(&res.Neighbors, BudgetMove, func() any { return res })
+	keep := budget.FitPrefix(neighborsFrame(n.Truncated), sizes, BudgetMove)
+	n.Truncated = n.Truncated || keep < len(sizes)
+	n.Neighbors = n.Neighbors[:keep]
+	n.runes = neighborsFrame(n.Truncated) + len(", ")*max(keep-1, 0)
+	for _, s := range sizes[:keep] {
+		n.runes += s
+	}
+}
+
+// payloadTokens is budget.EstimatePayloadTokens of the answer, from the
+// size the cut measured: the trace of every call counts the tokens it
+// returns, and rendering the answer again was a tenth of a move.
+func (n *Neighbors) payloadTokens() (int, bool) {
+	if n.runes == 0 {
+		return 0, false
+	}
+	return max(1, (n.runes+3)/4), true
 }
 
 // The code points of the measured rendering (budget.Render) around the

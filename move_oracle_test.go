@@ -139,6 +139,9 @@ func moveBothWays(t *testing.T, v *Vine, id string, opt MoveOptions) (graph, cat
 		if err != nil {
 			return fmt.Sprintf("error %v", err)
 		}
+		tokens, ok := n.payloadTokens()
+		require.True(t, ok)
+		require.Equal(t, budget.EstimatePayloadTokens(n), tokens, "the size the cut measured")
 		out, err := json.Marshal(n)
 		require.NoError(t, err)
 		return string(out)
@@ -177,14 +180,19 @@ func TestMoveSizesMatchTheRendering(t *testing.T) {
 	}
 	_, ok := neighborSizes([]Neighbor{{Heat: math.NaN()}})
 	assert.False(t, ok, "a heat JSON cannot hold is left to the render")
+	null := &Neighbors{}
+	null.cut()
+	_, ok = null.payloadTokens()
+	assert.False(t, ok, "a nil list is left to the render")
 }
 
 // TestMoveCutsWhereShrinkTailCuts: sized from its parts, move's answer is
-// cut to the same prefix budget.ShrinkTail keeps when it renders it.
+// cut to the same prefix budget.ShrinkTail keeps when it renders it, and
+// the size it keeps counts the tokens EstimatePayloadTokens counts.
 func TestMoveCutsWhereShrinkTailCuts(t *testing.T) {
 	words := []string{"tide", "ção", "水位", "buoy \"seven\"", "line\nbreak", "🌊"}
 	for n := range 70 {
-		var list []Neighbor
+		list := []Neighbor{} // as Move answers: an empty list renders [], a nil one null
 		for i := range n {
 			summary := ""
 			for j := range (i * 13) % 40 {
@@ -195,10 +203,16 @@ func TestMoveCutsWhereShrinkTailCuts(t *testing.T) {
 		}
 		for _, truncated := range []bool{false, true} {
 			want := &Neighbors{Neighbors: slices.Clone(list), Truncated: truncated}
-			wantDropped := budget.ShrinkTail(&want.Neighbors, BudgetMove, func() any { return want })
+			if budget.ShrinkTail(&want.Neighbors, BudgetMove, func() any { return want }) > 0 {
+				want.Truncated = true
+			}
 			got := &Neighbors{Neighbors: slices.Clone(list), Truncated: truncated}
-			assert.Equal(t, wantDropped, shrinkNeighbors(got), "%d neighbours", n)
-			assert.Equal(t, want, got, "%d neighbours", n)
+			got.cut()
+			assert.Equal(t, want.Neighbors, got.Neighbors, "%d neighbours", n)
+			assert.Equal(t, want.Truncated, got.Truncated, "%d neighbours", n)
+			tokens, ok := got.payloadTokens()
+			assert.True(t, ok)
+			assert.Equal(t, budget.EstimatePayloadTokens(got), tokens, "%d neighbours", n)
 		}
 	}
 }

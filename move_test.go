@@ -199,3 +199,27 @@ func TestMoveOfANodeSwappedForASymlinkReadsOnlyTheCatalog(t *testing.T) {
 	_, err = v.Move(ctx, "products/leak", MoveOptions{})
 	assert.Equal(t, ENotFound, CodeOf(err), "an id without a row is contained with symlinks resolved")
 }
+
+// TestMoveTraceCountsTheTokensReturned: the trace event of a move counts
+// the tokens of the answer as budget.EstimatePayloadTokens counts them,
+// taken from the size the cut measured.
+func TestMoveTraceCountsTheTokensReturned(t *testing.T) {
+	v, dir := writableFixture(t)
+	ctx := WithSession(context.Background(), "hunt-move")
+	var want []float64
+	for _, args := range []string{`{"id": "products/tidewatch-buoy"}`, `{"id": "organizations/mare-alta", "direction": "both"}`,
+		`{"id": "projects/_index", "rel": "children"}`} {
+		res, err := v.Call(ctx, "move", []byte(args))
+		require.NoError(t, err)
+		want = append(want, float64(budget.EstimatePayloadTokens(res)))
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "_derived", "traces", "hunt-move.jsonl"))
+	require.NoError(t, err)
+	var got []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &e))
+		got = append(got, e["tokens_out"].(float64))
+	}
+	assert.Equal(t, want, got)
+}
