@@ -5,6 +5,8 @@ package vine
 import (
 	"context"
 	"testing"
+
+	"github.com/monkeyllm/vine/internal/adjacency"
 )
 
 func BenchmarkMove(b *testing.B) {
@@ -50,6 +52,19 @@ func BenchmarkMoveCall(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := v.Call(ctx, "move", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMoveAdjacencyBuild is what the first move of a catalog
+// generation pays once: reading the adjacency copy.
+func BenchmarkMoveAdjacencyBuild(b *testing.B) {
+	v := synthetic5000(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := adjacency.Build(ctx, v.cat); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,7 +7,8 @@
 // catalog statements, which were most of a move.
 //
 // The copy must answer exactly as the catalog would, so it is read from
-// the catalog's own rows (catalog.Walk), never from the markdown, and is
+// the catalog's own rows (catalog.Adjacency, one snapshot with its
+// generation), never from the markdown, and is
 // trusted only at the catalog generation it was read at: a Model hands
 // out the Graph of the generation its caller names, or nil, and the
 // caller then reads the catalog. Heat is not here: it changes without a

@@ -4,7 +4,6 @@ package adjacency
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 )
@@ -62,9 +61,6 @@ func (m *Model) At(ctx context.Context, gen int64) (*Graph, error) {
 		return nil, nil
 	}
 	ng, err := Build(ctx, m.src)
-	if errors.Is(err, errMoved) {
-		return nil, nil // the next call that sees the generation stand retries
-	}
 	if err != nil {
 		// A failure that is not the caller's cancellation would fail
 		// again: moves stay with the catalog.
