@@ -5,8 +5,10 @@ package vine
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"slices"
 
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/adjacency"
@@ -89,7 +91,7 @@ func (v *Vine) Move(ctx context.Context, id string, opt MoveOptions) (*Neighbors
 		return nil, errDirection(dir)
 	}
 	nb := neighborsOf(v)
-	graph := v.moveGraph(ctx)
+	graph := moveGraph(ctx, v.cat, v.adjacency, v.log)
 	from, err := moveFrom(ctx, v.resolver, nb, graph, id)
 	if err != nil {
 		return nil, err
@@ -226,20 +228,20 @@ func moveFrom(ctx context.Context, r resolver, nb neighbors, graph *adjacency.Gr
 	return moveOrigin{id: rec.ID, out: out}, fillNeighborRows(ctx, nb, out)
 }
 
-// moveGraph is the adjacency copy at the catalog's current generation,
-// or nil when the catalog must answer (the copy is stale, being built,
-// or cannot be kept fresh for this catalog).
-func (v *Vine) moveGraph(ctx context.Context) *adjacency.Graph {
-	if v.adjacency == nil {
+// moveGraph is the adjacency copy of m at cat's current generation, or
+// nil when the catalog must answer (the copy is stale, being built, or
+// cannot be kept fresh for this catalog).
+func moveGraph(ctx context.Context, cat *catalog.Catalog, m *adjacency.Model, log *slog.Logger) *adjacency.Graph {
+	if m == nil {
 		return nil
 	}
-	gen, err := v.cat.Generation(ctx)
+	gen, err := cat.Generation(ctx)
 	if err != nil {
 		return nil
 	}
-	g, err := v.adjacency.At(ctx, gen)
+	g, err := m.At(ctx, gen)
 	if err != nil {
-		v.log.Warn("move: in-memory adjacency unavailable; reading the catalog", "err", err)
+		log.Warn("move: in-memory adjacency unavailable; reading the catalog", "err", err)
 		return nil
 	}
 	return g

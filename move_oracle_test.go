@@ -82,7 +82,7 @@ func compareMoveAnswers(t *testing.T, v *Vine, heat listedHeat) {
 	}
 	var graph *adjacency.Graph
 	for range 4 { // a generation just written stands a call before the copy is read
-		graph = v.moveGraph(ctx)
+		graph = moveGraph(ctx, v.cat, v.adjacency, v.log)
 	}
 	require.NotNil(t, graph, "the copy is built at the current generation")
 	calls, hubs := 0, 0

@@ -140,7 +140,7 @@ func TestMoveFromTheCatalogMatchesFullResolution(t *testing.T) {
 	ids, err := v.cat.IDs(ctx)
 	require.NoError(t, err)
 	require.NotEmpty(t, ids)
-	graph := v.moveGraph(ctx)
+	graph := moveGraph(ctx, v.cat, v.adjacency, v.log)
 	require.NotNil(t, graph)
 	edges := 0
 	for _, id := range append(ids, "no/such-node", " products/tidewatch-buoy/ ") {
