@@ -130,9 +130,9 @@ func TestMoveDirectionRefusedBeforeLookup(t *testing.T) {
 }
 
 // TestMoveFromTheCatalogMatchesFullResolution: the start of a move read
-// from the catalog row (a string check, one statement) is the start the
-// full resolution gives, for every node of the fixture and for ids the
-// catalog does not hold.
+// from the catalog row (a string check, one statement) or from the
+// adjacency copy is the start the full resolution gives, for every node
+// of the fixture and for ids the catalog does not hold.
 func TestMoveFromTheCatalogMatchesFullResolution(t *testing.T) {
 	v, _ := writableFixture(t)
 	ctx := context.Background()
@@ -140,9 +140,14 @@ func TestMoveFromTheCatalogMatchesFullResolution(t *testing.T) {
 	ids, err := v.cat.IDs(ctx)
 	require.NoError(t, err)
 	require.NotEmpty(t, ids)
+	graph := moveGraph(ctx, v.cat, v.adjacency, v.log)
+	require.NotNil(t, graph)
 	edges := 0
 	for _, id := range append(ids, "no/such-node", " products/tidewatch-buoy/ ") {
-		got, gotErr := moveFrom(ctx, v.resolver, nb, id)
+		got, gotErr := moveFrom(ctx, v.resolver, nb, nil, id)
+		fromGraph, graphErr := moveFrom(ctx, v.resolver, nb, graph, id)
+		assert.Equal(t, got, fromGraph, id)
+		assert.Equal(t, gotErr, graphErr, id)
 		rec, wantErr := v.resolver.resolve(ctx, id)
 		if wantErr != nil {
 			assert.Equal(t, wantErr, gotErr, id)
@@ -193,4 +198,28 @@ func TestMoveOfANodeSwappedForASymlinkReadsOnlyTheCatalog(t *testing.T) {
 	assert.Equal(t, ENotFound, CodeOf(err), "pick reads the file: containment stays")
 	_, err = v.Move(ctx, "products/leak", MoveOptions{})
 	assert.Equal(t, ENotFound, CodeOf(err), "an id without a row is contained with symlinks resolved")
+}
+
+// TestMoveTraceCountsTheTokensReturned: the trace event of a move counts
+// the tokens of the answer as budget.EstimatePayloadTokens counts them,
+// taken from the size the cut measured.
+func TestMoveTraceCountsTheTokensReturned(t *testing.T) {
+	v, dir := writableFixture(t)
+	ctx := WithSession(context.Background(), "hunt-move")
+	var want []float64
+	for _, args := range []string{`{"id": "products/tidewatch-buoy"}`, `{"id": "organizations/mare-alta", "direction": "both"}`,
+		`{"id": "projects/_index", "rel": "children"}`} {
+		res, err := v.Call(ctx, "move", []byte(args))
+		require.NoError(t, err)
+		want = append(want, float64(budget.EstimatePayloadTokens(res)))
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "_derived", "traces", "hunt-move.jsonl"))
+	require.NoError(t, err)
+	var got []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &e))
+		got = append(got, e["tokens_out"].(float64))
+	}
+	assert.Equal(t, want, got)
 }

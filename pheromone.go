@@ -91,7 +91,7 @@ func (h *heatLayer) trace(ctx context.Context, ev Event, args []byte, result any
 	}
 	e := trails.Event{
 		TS: float64(time.Now().UnixNano()) / 1e9, Session: h.sessionOf(ctx), Primitive: ev.Primitive,
-		TokensIn: budget.EstimateTokens(string(args)), TokensOut: budget.EstimatePayloadTokens(result),
+		TokensIn: budget.EstimateTokens(string(args)), TokensOut: payloadTokens(result),
 		ElapsedMS: float64(ev.Duration.Microseconds()) / 1000,
 	}
 	e.EmbedMS, e.DenseMS = sharesOf(ctx).millis()
@@ -102,6 +102,17 @@ func (h *heatLayer) trace(ctx context.Context, ev Event, args []byte, result any
 	if err := h.tracer.Append(e); err != nil {
 		h.log.Warn("trace event not written", "err", err)
 	}
+}
+
+// payloadTokens is budget.EstimatePayloadTokens of a result, taken from
+// the size the result measured when it cut itself to budget (move).
+func payloadTokens(result any) int {
+	if r, ok := result.(interface{ payloadTokens() (int, bool) }); ok {
+		if n, ok := r.payloadTokens(); ok {
+			return n
+		}
+	}
+	return budget.EstimatePayloadTokens(result)
 }
 
 // CloseSession ends the context's hunt (Part D §3.2): on success the

@@ -221,11 +221,30 @@ func decodeValue(p Param, raw json.RawMessage) (any, error) {
 var errNoMatch = fmt.Errorf("type mismatch")
 
 func asString(raw json.RawMessage) (string, error) {
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
 	var s string
 	if jsonerr.Kind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
 		return "", errNoMatch
 	}
 	return s, nil
+}
+
+// plainString reads a JSON string of printable ASCII without escapes,
+// the form nearly every id and option arrives in, without a decoder: it
+// decodes to its bytes. Anything else is left to json.Unmarshal.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' || c > 0x7e {
+			return "", false
+		}
+	}
+	return string(body), true
 }
 
 func asInteger(raw json.RawMessage) (int64, error) {

@@ -4,6 +4,7 @@ package vine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/internal/jsonerr"
 )
 
 var testSig = Signature{Name: "probe", Params: []Param{
@@ -144,4 +147,19 @@ func TestCallJSONDepthOption(t *testing.T) {
 	_, err = v.Call(ctx, "look", args)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "expects string[]", "within the default the signature decides")
+}
+
+// asString reads a plain string without the decoder and any other as
+// json.Unmarshal does: the same value or the same refusal either way.
+func TestAsStringReadsAsTheDecoder(t *testing.T) {
+	for _, raw := range []string{`""`, `"products/tidewatch-buoy"`, `"a b ~!"`, `"q\"uote"`, `"back\\slash"`,
+		`"ção"`, `"tab\tx"`, "\"raw\ttab\"", `"\u0041"`, "\"del\x7f\"", "\"bad\xff\"", `"unterminated`, `"`, `3`, `null`, `["x"]`} {
+		var want string
+		wantErr := jsonerr.Kind(json.RawMessage(raw)) != "string" || json.Unmarshal([]byte(raw), &want) != nil
+		got, err := asString(json.RawMessage(raw))
+		assert.Equal(t, wantErr, err != nil, raw)
+		if !wantErr {
+			assert.Equal(t, want, got, raw)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
+	"github.com/monkeyllm/vine/internal/adjacency"
 	"github.com/monkeyllm/vine/internal/journal"
 	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/internal/recovery"
@@ -162,10 +163,11 @@ type Vine struct {
 	recovery    atomic.Pointer[Recovery] // the last repair of a dead writer's write
 	dialectSeen atomic.Value             // the schema file's stamp the dialect was read from
 
-	stmts      stmtCache      // prepared reads, per query text
-	background sync.WaitGroup // derived-layer writes after an answer (sniff memo)
-	sniffer    *sniff.Engine  // sniff's scan, memo and fold cache; catalog counts
-	locator    locator        // locate's lexical leg and its in-memory copy of the metadata index
+	stmts      stmtCache        // prepared reads, per query text
+	background sync.WaitGroup   // derived-layer writes after an answer (sniff memo)
+	sniffer    *sniff.Engine    // sniff's scan, memo and fold cache; catalog counts
+	locator    locator          // locate's lexical leg and its in-memory copy of the metadata index
+	adjacency  *adjacency.Model // move's in-memory copy of nodes, edges and children
 
 	wmu       sync.Mutex // the one writer
 	closeOnce sync.Once
@@ -248,6 +250,7 @@ func (v *Vine) open(ctx context.Context) error {
 	v.place = payloadplace.New(v.root, cat, v.fetcher, v.now)
 	v.canopy.Attach(cat)
 	v.index, v.recoverer = newUpkeep(v)
+	v.adjacency = adjacency.NewModel(cat)
 	v.sniffer = sniff.New(sniff.Config{Catalog: cat, Prepare: v.stmts.Prepare, Root: v.root, Body: v.sniffBody,
 		Heat: v.heat.read, Background: &v.background, Logger: v.log})
 	v.locator = newLocator(cat, &v.stmts, v.sniffer, v.log)

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package budget
+
+import (
+	"math"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// The sizes are those of the rendering EstimatePayloadTokens measures.
+func TestStringAndFloatRunesMatchTheRendering(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uote\back`, "tab\tnl\ncr\r\b\f", "\x00\x1f\x7f", "ção 水 🌊",
+		"<a href='x'>&amp;</a>", "line\u2028para\u2029", "bad\xffbyte\xc3", ", : {}[]"} {
+		assert.Equal(t, utf8.RuneCountInString(Render(s)), StringRunes(s), "%q", s)
+	}
+	for _, f := range []float64{0, 1, -1, 0.5, 0.0001, 0.1234, 12345.6789, 1e-6, 9.9e-7, 1e-7, 1.5e-10,
+		1e20, 1e21, 1.2345e22, -3e-8, math.SmallestNonzeroFloat64, math.MaxFloat64} {
+		n, ok := FloatRunes(f)
+		assert.True(t, ok)
+		assert.Equal(t, utf8.RuneCountInString(Render(f)), n, "%v", f)
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		_, ok := FloatRunes(f)
+		assert.False(t, ok, "%v", f)
+	}
+}
+
+// FitPrefix cuts where ShrinkTail cuts a list of strings.
+func TestFitPrefixCutsAsShrinkTail(t *testing.T) {
+	type payload struct {
+		Items     []string `json:"items"`
+		Truncated bool     `json:"truncated"`
+	}
+	fixed := utf8.RuneCountInString(Render(payload{Items: []string{}}))
+	for n := range 40 {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = string(make([]byte, (i*7)%23)) + "ção"
+		}
+		sizes := make([]int, n)
+		for i, s := range items {
+			sizes[i] = StringRunes(s)
+		}
+		for _, limit := range []int{1, 10, 25, 60, 200} {
+			p := payload{Items: items}
+			ShrinkTail(&p.Items, limit, func() any { return p })
+			assert.Equal(t, len(p.Items), FitPrefix(fixed, sizes, limit), "n=%d limit=%d", n, limit)
+		}
+	}
+}
