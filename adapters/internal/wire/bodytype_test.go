@@ -34,6 +34,8 @@ func TestCheckBodyType(t *testing.T) {
 		{"put", "PUT", "text/plain", "", `{}`, "text/plain"},
 		{"patch", "PATCH", "text/plain", "", `{}`, "text/plain"},
 		{"delete", "DELETE", "text/plain", "", `x`, "text/plain"},
+		{"empty delete from a page", "DELETE", "", "http://localhost", ``, ""},
+		{"delete with a body, no type", "DELETE", "", "http://localhost", `{}`, "no Content-Type was sent"},
 		{"get ignores the type", "GET", "text/plain", "", ``, ""},
 		{"head ignores the type", "HEAD", "", "http://localhost", ``, ""},
 	}
