@@ -107,7 +107,7 @@ func branchKeySeesNoHiddenID(t *testing.T, ctx context.Context, base string) {
 	}
 	require.NoError(t, chromedp.Do(ctx, click(`nav a[data-console="explore"]`), waitFor(consoleReady["explore"]),
 		input(`input[type="search"]`, "tide storm harbour"), click(`form[role="search"] button`),
-		waitFor(`document.querySelectorAll('.results').length === 2`),
+		waitFor(`document.querySelectorAll('.cols.three > .card').length === 3`),
 		click(`nav a[data-console="playground"]`), waitFor(consoleReady["playground"]),
 		input(`input[name="query"]`, "storm"), click(`main form.card button[type="submit"]`), waitFor(`document.querySelector('pre.json')`)))
 	curl := text(t, ctx, "pre.curl")

@@ -44,7 +44,8 @@ function projection(forest) {
   return shared.data;
 }
 
-// search runs locate {k: 8} and sniff {k: 6} together.
+// search runs locate {k: 8}, sniff {k: 6} and harvest {k: 5} together:
+// entry points by scent, literal hits in bodies, and the sweep's bundle.
 function search(ctx) {
   const q = h('input', { type: 'search', class: 'grow', name: 'q', 'aria-label': t('explore.search') });
   const out = h('div');
@@ -54,10 +55,12 @@ function search(ctx) {
     if (!query) return;
     into(out, async () => {
       const terms = query.split(/\s+/).filter(Boolean).slice(0, 8);
-      const [loc, sn] = await Promise.all([call(ctx.forest, 'locate', { query, k: 8 }), call(ctx.forest, 'sniff', { terms, k: 6 })]);
-      return h('div', { class: 'cols' },
+      const [loc, sn, hv] = await Promise.all([call(ctx.forest, 'locate', { query, k: 8 }), call(ctx.forest, 'sniff', { terms, k: 6 }),
+        call(ctx.forest, 'harvest', { query, k: 5 })]);
+      return h('div', { class: 'cols three' },
         h('div', { class: 'card' }, h('h2', null, t('explore.locate')), resultList(ctx, loc.data.results)),
-        h('div', { class: 'card' }, h('h2', null, t('explore.sniff')), resultList(ctx, sn.data.results)));
+        h('div', { class: 'card' }, h('h2', null, t('explore.sniff')), resultList(ctx, sn.data.results)),
+        h('div', { class: 'card' }, h('h2', null, t('explore.harvest')), resultList(ctx, hv.data.results)));
     });
   } }, q, h('button', { class: 'primary', type: 'submit' }, t('explore.searchButton')));
   return h('div', { class: 'card' }, form, out);
