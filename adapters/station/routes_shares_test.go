@@ -205,7 +205,7 @@ func TestShareServes(t *testing.T) {
 	page, h := ss.get("/s/"+token, map[string]string{"Accept": accepts["html"]})
 	require.Equal(t, http.StatusOK, page.status, page.body)
 	assert.Equal(t, "text/html; charset=utf-8", h.Get("Content-Type"))
-	assert.Equal(t, contentSecurityPolicy(inlineScriptHashes(studio.Shell())), h.Get("Content-Security-Policy"), "the Station's CSP")
+	assert.Equal(t, studio.ContentSecurityPolicy(), h.Get("Content-Security-Policy"), "the Station's CSP")
 	assert.Contains(t, page.body, "<title>"+a.str("title")+"</title>")
 	assert.Contains(t, page.body, "<pre>")
 	assert.NotContains(t, page.body, "<script")

@@ -229,7 +229,7 @@ func (s *Server) build() {
 	}
 	mux.Handle("/mcp", s.mcp)
 	mux.Handle("/", studio.New())
-	s.handler = securityHeaders(mux, contentSecurityPolicy(inlineScriptHashes(studio.Shell())))
+	s.handler = studio.Guard(mux)
 }
 
 // hostsOrLocal is the allow-list health reports /mcp by.

@@ -28,6 +28,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/rest"
+	"github.com/monkeyllm/vine/adapters/studio"
 	"github.com/monkeyllm/vine/answer"
 	"github.com/monkeyllm/vine/canopy"
 	"github.com/monkeyllm/vine/payload"
@@ -381,19 +382,21 @@ func ingestRoots(list, served string) ([]string, error) {
 }
 
 // serveMux is every HTTP route the server answers: MCP at /mcp, REST
-// under /v1/. REST gets its paths as sent: ServeMux would answer a path
+// under /v1/, the Studio console for the rest, all behind the security
+// headers of 09 §13 (studio.Guard). REST gets its paths as sent: ServeMux would answer a path
 // with ".." by redirecting to a cleaned one, where REST refuses it as no
 // endpoint.
 func serveMux(reg *vine.Registry, opts *mcp.Options, api http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.Handler(reg, opts))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/", studio.New()) // the console, after the API and /mcp (09 §13)
+	return studio.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/v1" {
 			api.ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // effectiveHosts is the Host allow-list: the flag, else the environment,

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/adapters/studio"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
@@ -90,6 +91,21 @@ func TestServeRESTBehindKeys(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, status, body)
 	status, _, body = get("/v1/forests/mare-alta/payload/../../../etc/passwd", added.Secret)
 	assert.Equal(t, http.StatusNotFound, status, "a path with .. is no endpoint, never a redirect: %s", body)
+
+	// The Studio is served from the one binary, behind the one policy.
+	page, err := http.NewRequest(http.MethodGet, base+"/f/mare-alta/read", nil)
+	require.NoError(t, err)
+	page.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(page)
+	require.NoError(t, err)
+	shell, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(shell), "<html")
+	assert.Equal(t, studio.ContentSecurityPolicy(), resp.Header.Get("Content-Security-Policy"))
+	status, h, _ = get("/v1/health", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "DENY", h.Get("X-Frame-Options"), "the API answers behind the same headers")
 
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx,
 		&sdk.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: &http.Client{Transport: keyed{added.Secret}}}, nil)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package station
+package studio
 
 import (
 	"crypto/sha256"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestInlineScriptHashes(t *testing.T) {
@@ -45,4 +46,15 @@ func TestSecurityHeaders(t *testing.T) {
 		assert.Equal(t, "no-referrer", w.Header().Get("Referrer-Policy"))
 		assert.Equal(t, "DENY", w.Header().Get("X-Frame-Options"))
 	}
+}
+
+// TestGuardAdmitsTheShellsScript: the policy Guard sets is derived from
+// the embedded page, so the shell's one inline script runs and no other.
+func TestGuardAdmitsTheShellsScript(t *testing.T) {
+	hashes := inlineScriptHashes(Shell())
+	require.Len(t, hashes, 1)
+	assert.Contains(t, ContentSecurityPolicy(), "script-src 'self' '"+hashes[0]+"';")
+	w := httptest.NewRecorder()
+	Guard(New()).ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	assert.Equal(t, ContentSecurityPolicy(), w.Header().Get("Content-Security-Policy"))
 }

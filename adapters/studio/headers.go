@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package station
+package studio
 
 import (
 	"bytes"
@@ -72,6 +72,21 @@ func hasSrc(z *html.Tokenizer, more bool) bool {
 	}
 	return false
 }
+
+// Guard sets the security headers of spec 09 §13 on every response of h
+// whose handler did not set its own, before it writes: a
+// Content-Security-Policy admitting exactly the console's inline
+// scripts by hash (computed from the embedded page at startup), nosniff,
+// no referrer, no framing. A host serving the console wraps its whole
+// mux in it, so the API, the console and any page of its own share one
+// policy.
+func Guard(h http.Handler) http.Handler { return securityHeaders(h, policy) }
+
+// ContentSecurityPolicy is the policy Guard sets.
+func ContentSecurityPolicy() string { return policy }
+
+// policy is derived once from the embedded shell.
+var policy = contentSecurityPolicy(inlineScriptHashes(built.shell.body))
 
 // securityHeaders sets the headers of 09 §13 on every response whose
 // handler did not set its own, before the handler writes.
