@@ -162,8 +162,9 @@ func usedKeys(t *testing.T) []string {
 			keys = append(keys, m[1])
 		}
 	}
-	for _, c := range []string{"overview", "ask", "explore", "read", "playground", "data"} {
-		keys = append(keys, "shell.console."+c, "shell.console."+c+".blurb")
+	app := sources(t)["web/assets/app.js"]
+	for _, m := range regexp.MustCompile(`\{ key: '(\w+)', group: '(\w+)'`).FindAllStringSubmatch(app, -1) {
+		keys = append(keys, "shell.console."+m[1], "shell.console."+m[1]+".blurb", "shell.group."+m[2])
 	}
 	for _, l := range []string{"en", "pt", "es"} {
 		keys = append(keys, "shell.lang."+l)

@@ -14,16 +14,19 @@ import { releaseMedia } from './markdown.js';
 
 const app = document.getElementById('app');
 
-// CONSOLES is the Use group of the console table (10 §2) this build
-// ships, with the capability that lists each; admin implies all.
+// CONSOLES is the console table (10 §2) as far as this build ships it,
+// in menu order: the group each sits in and the capability that lists
+// it; admin implies all.
 export const CONSOLES = [
-  { key: 'overview', cap: '' },
-  { key: 'ask', cap: 'answer' },
-  { key: 'explore', cap: 'read' },
-  { key: 'read', cap: 'read' },
-  { key: 'playground', cap: 'read' },
-  { key: 'data', cap: 'query' },
+  { key: 'overview', group: 'use', cap: '' },
+  { key: 'ask', group: 'use', cap: 'answer' },
+  { key: 'explore', group: 'use', cap: 'read' },
+  { key: 'read', group: 'use', cap: 'read' },
+  { key: 'playground', group: 'use', cap: 'read' },
+  { key: 'data', group: 'use', cap: 'query' },
 ];
+
+const GROUPS = ['use', 'build', 'govern'];
 
 const permits = (caps, c) => !c.cap || caps.includes('admin') || caps.includes(c.cap);
 let session = null; // {me, forests}
@@ -207,14 +210,23 @@ function frame(forest, current, content) {
   const rail = h('aside', { class: 'rail', 'aria-label': t('shell.rail') },
     h('div', { class: 'brand' }, 'MonkeyLLM Studio'),
     forestSwitcher(forest, current),
-    forest ? h('nav', { 'aria-label': t('shell.nav') }, h('h2', null, t('shell.group.use')),
-      h('ul', null, CONSOLES.filter((c) => permits(forest.caps, c)).map((c) => h('li', null,
-        router.link({ forest: forest.id, console: c.key, params: {} }, { 'aria-current': c.key === current ? 'page' : null, title: t(`shell.console.${c.key}.blurb`), 'data-console': c.key }, t(`shell.console.${c.key}`)))))) : null,
+    forest ? navigation(forest, current) : null,
     h('footer', null, prefsBar(() => show(router.place())),
       h('div', { class: 'meta' }, t('shell.signedInAs', { name: session.me.principal })),
       h('button', { type: 'button', onclick: signOut }, t('shell.signOut'))));
   mount(app, h('a', { class: 'skip', href: '#main' }, t('shell.skip')),
     h('div', { class: 'shell' }, rail, h('main', { id: 'main', tabindex: '-1' }, content)));
+}
+
+// navigation lists the permitted consoles by group; a group with no
+// permitted entry is not shown (10 §2).
+function navigation(forest, current) {
+  const entry = (c) => h('li', null, router.link({ forest: forest.id, console: c.key, params: {} },
+    { 'aria-current': c.key === current ? 'page' : null, title: t(`shell.console.${c.key}.blurb`), 'data-console': c.key }, t(`shell.console.${c.key}`)));
+  return h('nav', { 'aria-label': t('shell.nav') }, GROUPS.map((g) => {
+    const shown = CONSOLES.filter((c) => c.group === g && permits(forest.caps, c));
+    return shown.length ? [h('h2', null, t(`shell.group.${g}`)), h('ul', null, shown.map(entry))] : null;
+  }));
 }
 
 function forestSwitcher(forest, current) {
