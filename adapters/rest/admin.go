@@ -9,7 +9,6 @@ import (
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/record"
-	"github.com/monkeyllm/vine/envelope"
 )
 
 // reindexSignature is POST /v1/admin/reindex's body.
@@ -46,19 +45,12 @@ func (s *Server) reindex(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note.setForest(id)
+	if err := wholeForestAdmin(op, pol); err != nil {
+		s.refuse(w, op, err)
+		return
+	}
 	var out reindexAnswer
 	err = s.on(ctx, who, id, false, func(v *vine.Vine) error {
-		sc, err := v.Scoped(pol)
-		if err != nil {
-			return err
-		}
-		if !sc.Can(vine.CapAdmin) {
-			return needs(op, sc, vine.CapAdmin)
-		}
-		if !sc.Unrestricted() {
-			return envelope.New(envelope.Forbidden, "reindex covers the whole forest; this key sees part of it",
-				"a key with admin over the whole forest can reindex it")
-		}
 		start := time.Now()
 		res, err := v.Reindex(ctx)
 		if err != nil {

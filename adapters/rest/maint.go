@@ -56,12 +56,27 @@ func (s *Server) maintForest(ctx context.Context, op, forestID string, g gate) (
 			"snapshot files carry the whole forest and its history; only the owner may take them off the host")
 	case !pol.Has(vine.CapAdmin):
 		return "", vine.Policy{}, needsCaps(op, pol.Caps, vine.CapAdmin)
-	case g == gateWhole && !pol.Unrestricted():
-		return "", vine.Policy{}, envelope.New(envelope.Forbidden,
-			"the "+op+" report covers the whole forest; this key sees part of it",
-			"a key with admin over the whole forest can ask for it")
+	case g == gateWhole:
+		if err := wholeForestAdmin(op, pol); err != nil {
+			return "", vine.Policy{}, err
+		}
 	}
 	return id, pol, nil
+}
+
+// wholeForestAdmin is the authority of a route whose work or answer
+// spans the whole forest (reports, reindex, recurate): admin, with no
+// root narrower than the forest and no deny. A partial key is refused
+// with the reason; it never gets a filtered answer.
+func wholeForestAdmin(op string, pol vine.Policy) error {
+	if !pol.Has(vine.CapAdmin) {
+		return needsCaps(op, pol.Caps, vine.CapAdmin)
+	}
+	if !pol.Unrestricted() {
+		return envelope.New(envelope.Forbidden, op+" covers the whole forest; this key sees part of it",
+			"a key with admin over the whole forest can call "+op)
+	}
+	return nil
 }
 
 // postArgs reads a maintenance POST's body, notes its audit digest and

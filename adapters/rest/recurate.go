@@ -10,7 +10,6 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/record"
-	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/gardener"
 )
 
@@ -54,6 +53,9 @@ func (s *Server) recurate(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = gardener.CheckDerive(derive)
 	}
+	if err == nil {
+		err = wholeForestAdmin(op, pol)
+	}
 	if err != nil {
 		s.refuse(w, op, err)
 		return
@@ -71,9 +73,6 @@ func (s *Server) recurate(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	err = s.on(ctx, who, id, false, func(v *vine.Vine) error {
-		if err := recurateGate(op, v, pol); err != nil {
-			return err
-		}
 		opt := s.gardenerOptions(ctx, filepath.Base(v.Dir()))
 		opt.Progress = nil
 		g := gardener.New(v, &opt)
@@ -106,20 +105,4 @@ func (s *Server) recurate(w http.ResponseWriter, r *http.Request) {
 	out.Job = &view
 	w.Header().Set("Location", jobPath(id, view.ID))
 	s.writeJSON(w, op, http.StatusAccepted, out)
-}
-
-// recurateGate is recurate's authority: admin over the whole forest.
-func recurateGate(op string, v *vine.Vine, pol vine.Policy) error {
-	sc, err := v.Scoped(pol)
-	if err != nil {
-		return err
-	}
-	if !sc.Can(vine.CapAdmin) {
-		return needs(op, sc, vine.CapAdmin)
-	}
-	if !sc.Unrestricted() {
-		return envelope.New(envelope.Forbidden, "recurate covers the whole forest; this key sees part of it",
-			"a key with admin over the whole forest can recurate it")
-	}
-	return nil
 }
