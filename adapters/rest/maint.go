@@ -414,20 +414,26 @@ func (s *Server) canopyStatus(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, op, err)
 		return
 	}
-	var st any
-	err = s.on(ctx, callerOf(ctx), id, true, func(v *vine.Vine) error {
-		var err error
-		st, err = v.CanopyStatus(ctx)
-		return err
-	})
-	if err == nil {
-		st, err = s.withGauntlet(ctx, id, st)
-	}
+	st, err := s.canopyState(ctx, id)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
 	}
 	s.writeJSON(w, op, http.StatusOK, st)
+}
+
+// canopyState is the dense layer's status with the Gauntlet switch.
+func (s *Server) canopyState(ctx context.Context, id string) (any, error) {
+	var st any
+	err := s.on(ctx, callerOf(ctx), id, true, func(v *vine.Vine) error {
+		var err error
+		st, err = v.CanopyStatus(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.withGauntlet(ctx, id, st)
 }
 
 // withGauntlet adds the forest's Gauntlet switch to a canopy status as
@@ -455,15 +461,7 @@ func (s *Server) switchGauntlet(ctx context.Context, w http.ResponseWriter, id s
 		s.refuse(w, op, err)
 		return
 	}
-	var st any
-	err := s.on(ctx, callerOf(ctx), id, true, func(v *vine.Vine) error {
-		var err error
-		st, err = v.CanopyStatus(ctx)
-		return err
-	})
-	if err == nil {
-		st, err = s.withGauntlet(ctx, id, st)
-	}
+	st, err := s.canopyState(ctx, id)
 	if err != nil {
 		s.refuse(w, op, err)
 		return
