@@ -5,57 +5,20 @@ package station
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"hash/fnv"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/adapters/llamacpp/llamacpptest"
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/answer"
 	"github.com/monkeyllm/vine/gardener"
 )
-
-// embedServer is a fake OpenAI-compatible /v1/embeddings: the same text
-// always gets the same 8-dimensional vector.
-func embedServer(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			http.Error(w, "no", http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		out := struct {
-			Data []item `json:"data"`
-		}{}
-		for i, text := range req.Input {
-			h := fnv.New64a()
-			h.Write([]byte(text))
-			sum := h.Sum64()
-			v := make([]float32, 8)
-			for d := range v {
-				v[d] = float32((sum>>(8*d))&0xff) + 1
-			}
-			out.Data = append(out.Data, item{Index: i, Embedding: v})
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // TestEmbedBindingServesCanopy: a forest's embed binding is its Canopy
 // embedder on every lane. Unbound, the canopy build refuses; bound, it
@@ -68,7 +31,8 @@ func TestEmbedBindingServesCanopy(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, refused.status, refused.body)
 	assert.Contains(t, refused.body, "no embedding model is bound to this forest")
 
-	srv := embedServer(t)
+	srv := llamacpptest.NewServer(llamacpptest.Reply(""))
+	t.Cleanup(srv.Close)
 	p := ts.call("POST", "/v1/admin/providers", owner, map[string]any{"name": "lab", "endpoint": srv.URL + "/v1", "api_key": "sk-secret"})
 	require.Equal(t, http.StatusOK, p.status, p.body)
 	assert.NotContains(t, p.body, "sk-secret", "a key is never returned")
@@ -165,28 +129,18 @@ func TestProviderGovernance(t *testing.T) {
 	assert.Equal(t, 4+2, strings.Count(trail.body, `"primitive":"admin.provider"`), "refusals are audited too: %s", trail.body)
 }
 
-// chatServer is a fake OpenAI-compatible /v1/chat/completions that
-// answers text, not streamed, and records the model each call named.
-func chatServer(t *testing.T, text string) (*httptest.Server, *[]string) {
-	var models []string
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		var req struct {
-			Model string `json:"model"`
-		}
-		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			http.Error(w, "no", http.StatusBadRequest)
-			return
-		}
-		models = append(models, req.Model)
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0,
-			"message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}}})
-	}))
+// chatServer is a fake model server answering text, and the model
+// each call named.
+func chatServer(t *testing.T, text string) (*llamacpptest.Server, func() []string) {
+	srv := llamacpptest.NewServer(llamacpptest.Reply(text))
 	t.Cleanup(srv.Close)
-	return srv, &models
+	return srv, func() []string {
+		var names []string
+		for _, r := range srv.Requests() {
+			names = append(names, r.Model)
+		}
+		return names
+	}
 }
 
 // TestAnswerBindingPerForest: with AnswerWith, a forest's answer
@@ -214,7 +168,7 @@ func TestAnswerBindingPerForest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Alerts fire above 2.5 m.", res.Answer)
 	assert.Equal(t, "chat-9b", res.Model)
-	assert.Equal(t, []string{"chat-9b"}, *models)
+	assert.Equal(t, []string{"chat-9b"}, models())
 
 	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/models", owner, map[string]any{"forest": forestID, "role": "answer", "remove": true}).status)
 	_, err = ask()
@@ -247,5 +201,5 @@ func TestVisionBindingDescribesIngestedImages(t *testing.T) {
 	body, err := os.ReadFile(filepath.Join(ts.root, forestID, "operations", "rota.md"))
 	require.NoError(t, err, r.body)
 	assert.Contains(t, string(body), "Kelpwarden rota", "the vision model's transcription is the body")
-	assert.Contains(t, *models, "vision-model")
+	assert.Contains(t, models(), "vision-model")
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,46 +14,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/adapters/llamacpp/llamacpptest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
-// llamaServer speaks llama.cpp's streaming chat protocol: the reply to a
-// request is picked by how many assistant turns it already holds, and
-// streamed in two deltas, a finish reason with usage, and [DONE].
-func llamaServer(t *testing.T, replies ...string) *httptest.Server {
+// llamaServer streams replies[n] to a request holding n assistant
+// turns, with usage that grows by one prompt token a turn.
+func llamaServer(t *testing.T, replies ...string) *llamacpptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct{ Role, Content string } `json:"messages"`
-		}
-		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		n := 0
-		for _, m := range req.Messages {
-			if m.Role == "assistant" {
-				n++
-			}
-		}
-		text := replies[min(n, len(replies)-1)]
-		w.Header().Set("Content-Type", "text/event-stream")
-		f := w.(http.Flusher)
-		frame := func(v any) {
-			b, _ := json.Marshal(v)
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			f.Flush()
-		}
-		half := len(text) / 2
-		for _, piece := range []string{text[:half], text[half:]} {
-			frame(map[string]any{"model": "test-model", "choices": []any{map[string]any{"index": 0,
-				"delta": map[string]any{"content": piece}, "finish_reason": nil}}})
-		}
-		frame(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{},
-			"finish_reason": "stop"}}, "usage": map[string]any{"prompt_tokens": 900 + n, "completion_tokens": 20}})
-		fmt.Fprint(w, "data: [DONE]\n\n")
-		f.Flush()
-	}))
+	srv := llamacpptest.NewServer(llamacpptest.Script(replies...))
+	srv.Model = "test-model"
+	srv.Usage = func(r llamacpptest.Request, _ string) (int, int) { return 900 + r.Turn(), 20 }
 	t.Cleanup(srv.Close)
 	return srv
 }
