@@ -91,6 +91,7 @@ func TestStudioInBrowser(t *testing.T) {
 	// The flow creates the owner the branch-key test signs in as.
 	t.Run("flow", func(t *testing.T) { studioFlow(t, browser(t, bin), base) })
 	t.Run("branch key", func(t *testing.T) { branchKeySeesNoHiddenID(t, browser(t, bin), base) })
+	t.Run("data", func(t *testing.T) { dataConsole(t, browser(t, bin), base) })
 	t.Run("hostile markdown", func(t *testing.T) { hostileMarkdown(t, browser(t, bin), base) })
 }
 

@@ -102,8 +102,7 @@ func studioFlow(t *testing.T, ctx context.Context, base string) {
 		for _, c := range []string{"overview", "explore", "read", "playground", "data", "ask"} {
 			require.NoError(t, chromedp.Do(ctx, click(`nav a[data-console="`+c+`"]`), waitFor(consoleReady[c])), c)
 			if c == "data" {
-				require.NoError(t, chromedp.Do(ctx, click(`main ul.results a`), waitFor(`document.querySelector('textarea.sql')`),
-					click(`main form.card button[type="submit"]`), waitFor(`document.querySelector('table.grid tbody tr')`)))
+				require.NoError(t, chromedp.Do(ctx, click(`main ul.results a`), waitFor(`document.querySelector('table.rows tbody tr[data-rowid]')`)))
 			}
 			if c == "ask" {
 				// The same question again: the stored answer, marked as such.

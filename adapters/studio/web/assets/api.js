@@ -57,3 +57,19 @@ export const nodePath = (id) => id.split('/').map(enc).join('/');
 // call runs a primitive on a forest with its signature-table arguments.
 export const call = (forest, name, args) => api('POST', `/v1/forests/${enc(forest)}/${name}`, args || {});
 export const forestGet = (forest, rest) => api('GET', `/v1/forests/${enc(forest)}/${rest}`);
+
+// forestBlob fetches bytes with the key (a payload, a zipped branch) and
+// names them from Content-Disposition when the host sends one.
+export async function forestBlob(forest, rest, fallback) {
+  const headers = {};
+  const key = getKey();
+  if (key) headers.Authorization = `Bearer ${key}`;
+  const res = await fetch(`/v1/forests/${enc(forest)}/${rest}`, { headers });
+  if (!res.ok) {
+    let env = null;
+    try { env = (await res.json()).error; } catch { /* not JSON */ }
+    throw new ApiError(res.status, env);
+  }
+  const m = (res.headers.get('Content-Disposition') || '').match(/filename="?([^";]+)"?/);
+  return { blob: await res.blob(), name: m ? m[1] : fallback };
+}

@@ -45,9 +45,9 @@ export function field(label, control, hint) {
     hint ? h('div', { class: 'hint' }, hint) : null);
 }
 
-// download offers bytes as a file without a server round trip.
+// download offers text or a Blob as a file without a server round trip.
 export function download(name, text, type = 'text/markdown') {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  const url = URL.createObjectURL(text instanceof Blob ? text : new Blob([text], { type }));
   const a = h('a', { href: url, download: name });
   document.body.append(a);
   a.click();

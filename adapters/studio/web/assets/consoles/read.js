@@ -4,11 +4,11 @@
 // pick), the passport, outline, edges and history.
 
 import { h, download } from '../dom.js';
-import { call, forestGet, nodePath } from '../api.js';
+import { call, forestGet, forestBlob, nodePath } from '../api.js';
 import { t } from '../i18n.js';
 import { link, go } from '../router.js';
 import { render as markdown, stripFrontmatter, slug } from '../markdown.js';
-import { into, heading, allowed, needsCap, resultList } from './common.js';
+import { into, heading, allowed, needsCap, resultList, refusal } from './common.js';
 import { sharePanel } from './share.js';
 
 export function render(ctx) {
@@ -47,6 +47,7 @@ function page(ctx, p, raw, hist) {
     h('button', { type: 'button', onclick: () => navigator.clipboard && navigator.clipboard.writeText(raw) }, t('read.copy')),
     h('button', { type: 'button', onclick: () => download(`${leaf}.md`, raw) }, t('read.download')),
     link({ forest: ctx.forest, console: 'explore', params: { node: p.id } }, { class: 'button' }, t('read.openExplore')),
+    files(ctx, p, leaf),
     h('button', { type: 'button', onclick: () => go({ forest: ctx.forest, console: 'read', params: {} }) }, t('read.close')));
   const edges = [...(p.edges_out || []).map((e) => ({ rel: e.rel, id: e.target, dir: '→' })), ...(p.edges_in || []).map((e) => ({ rel: e.rel, id: e.source, dir: '←' }))];
   const side = h('aside', null,
@@ -75,3 +76,30 @@ function toHeading(e) {
 }
 
 const fact = (k, v) => (v == null || v === '' ? null : [h('dt', null, k), h('dd', null, String(v))]);
+
+// files are the downloads beyond the node's markdown: a branch zipped
+// with everything under it (export ?recursive=true), and the payload of
+// a dataset or media node, each fetched with the viewer's key.
+function files(ctx, p, leaf) {
+  const msg = h('span', { 'aria-live': 'polite' });
+  const fetchAs = (rest, name) => async (e) => {
+    const b = e.currentTarget;
+    b.disabled = true;
+    try {
+      const got = await forestBlob(ctx.forest, rest, name);
+      download(got.name, got.blob);
+      msg.replaceChildren();
+    } catch (err) {
+      msg.replaceChildren(refusal(err));
+    } finally {
+      b.disabled = false;
+    }
+  };
+  const branch = p.id === '_index' || p.id.endsWith('/_index');
+  const payload = (p.type === 'dataset' || p.type === 'media') && !p.payload_missing;
+  const base = branch ? (p.id.split('/').slice(-2, -1)[0] || ctx.forest) : leaf;
+  return [
+    branch ? h('button', { type: 'button', class: 'export-branch', onclick: fetchAs(`export/${nodePath(p.id)}?recursive=true`, `${base}.zip`) }, t('read.exportBranch')) : null,
+    payload ? h('button', { type: 'button', class: 'payload-download', onclick: fetchAs(`payload/${nodePath(p.id)}`, p.type === 'dataset' ? `${leaf}.db` : leaf) }, t('read.payload')) : null,
+    msg];
+}
