@@ -63,7 +63,7 @@ func signedBy(r received, secret string) bool {
 func themed(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	for _, theme := range []string{"light", "dark"} {
-		require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = '`+theme+`'`)))
+		require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = '`+theme+`'; scrollTo(0, 0)`)))
 		shoot(t, ctx, name)
 		axe(t, ctx, name+" "+theme)
 	}
@@ -145,7 +145,7 @@ func webhooksConsole(t *testing.T, ctx context.Context, base string) {
 	assert.True(t, signedBy(got[2], rotated), "the rotated secret signs from now on")
 
 	// The list: live after a 2xx, toggled off and on.
-	require.NoError(t, chromedp.Do(ctx, click(`main a[href="/f/`+forestID+`/webhooks"]`), waitFor(`document.querySelector('tr[data-hook] [data-state="live"]')`)))
+	require.NoError(t, chromedp.Do(ctx, click(`[data-back]`), waitFor(`document.querySelector('tr[data-hook] [data-state="live"]')`)))
 	themed(t, ctx, "webhooks-list")
 	require.NoError(t, chromedp.Do(ctx, click(`[data-toggle]`), waitFor(`document.querySelector('tr[data-hook] [data-state="off"]')`),
 		click(`[data-toggle]`), waitFor(`document.querySelector('tr[data-hook] [data-state="live"]')`)))
@@ -154,6 +154,34 @@ func webhooksConsole(t *testing.T, ctx context.Context, base string) {
 	require.NoError(t, chromedp.Do(ctx, click(`tr[data-hook] a`), waitFor(`document.querySelector('[data-act="delete"]')`),
 		click(`[data-act="delete"]`), click(`[data-act="delete-yes"]`), waitFor(`document.querySelector('[data-empty]')`)))
 	assert.Equal(t, "/f/"+forestID+"/webhooks", location(t, ctx))
+
+	withoutAdmin(t, ctx, base, login.Key)
+}
+
+// withoutAdmin: a key without admin on the forest finds no Webhooks in
+// the menu, an address naming it lands elsewhere without asking the
+// webhook routes, and those routes answer 403 anyway.
+func withoutAdmin(t *testing.T, ctx context.Context, base, ownerKey string) {
+	var person struct {
+		APIKey string `json:"api_key"`
+	}
+	post(t, base, "/v1/admin/people", ownerKey, map[string]any{"principal": "vera", "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"read", "query"}}}, &person)
+	require.NotEmpty(t, person.APIKey)
+	req, _ := http.NewRequest("GET", base+"/v1/forests/"+forestID+"/webhooks", nil)
+	req.Header.Set("Authorization", "Bearer "+person.APIKey)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusForbidden, res.StatusCode)
+
+	require.NoError(t, chromedp.Do(ctx, click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`),
+		chromedp.Navigate(base+"/f/"+forestID+"/webhooks?hook=new"), waitFor(`document.querySelector('nav a[data-console]') && !document.querySelector('main .spinner')`)))
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="webhooks"]').length`), "absent from the menu")
+	assert.NotContains(t, location(t, ctx), "/webhooks", "the address is replaced by the landing console")
+	assert.Zero(t, eval[int](t, ctx, `performance.getEntriesByType('resource').filter(e => e.name.includes('/v1/') && e.name.includes('/webhooks')).length`),
+		"the console never asked the webhook routes")
 }
 
 // TestWebhookEventsTranslated: every event of the served catalogue has

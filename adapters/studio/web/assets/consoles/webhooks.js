@@ -64,7 +64,7 @@ function list(ctx, listing) {
   const row = (w) => h('tr', { 'data-hook': w.id },
     h('td', null, statusWord(w)),
     h('td', null, link(here(ctx, { hook: w.id }), null, w.label || w.id), h('div', { class: 'meta' }, w.url)),
-    h('td', null, t('webhooks.events.count', { n: w.events.length }), w.scope === '-' ? h('div', { class: 'meta' }, t('webhooks.scope.deployment')) : null),
+    h('td', null, w.events.length === 1 ? t('webhooks.events.one') : t('webhooks.events.count', { n: w.events.length }), w.scope === '-' ? h('div', { class: 'meta' }, t('webhooks.scope.deployment')) : null),
     h('td', null, w.last_at ? h('span', { class: 'meta' }, `${w.last_status || '—'} · ${w.last_at}`) : h('span', { class: 'meta' }, '—')),
     h('td', null, h('label', { class: 'inline' }, h('input', { type: 'checkbox', checked: w.enabled, 'data-toggle': w.id,
       onchange: (e) => toggle(ctx, w, e.target) }), t('webhooks.enabled'))));
@@ -106,8 +106,9 @@ function one(ctx, listing, detail) {
   const secret = h('div', { 'aria-live': 'polite' }, shown ? secretPanel(shown) : null);
   const head = h('div', { class: 'card' }, h('div', { class: 'row' }, h('h2', null, w.label || w.id), statusWord(w)),
     h('p', { class: 'meta' }, `${w.id} · ${w.url} · ${t('webhooks.owner', { name: w.owner })}`),
-    actions(ctx, w, secret), link(here(ctx, {}), null, t('webhooks.back')));
-  return h('div', null, head, secret, tabs,
+    actions(ctx, w, secret));
+  const back = h('p', { class: 'back' }, link(here(ctx, {}), { 'data-back': '' }, `← ${t('webhooks.back')}`));
+  return h('div', null, back, head, secret, tabs,
     tab === 'deliveries' ? deliveries(ctx, w, detail.deliveries, listing) : editor(ctx, listing, w));
 }
 
