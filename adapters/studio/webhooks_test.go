@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -62,12 +63,14 @@ func signedBy(r received, secret string) bool {
 // typed), then leaves it light.
 func themed(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	for _, theme := range []string{"light", "dark"} {
-		require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = '`+theme+`'; scrollTo(0, 0)`)))
+	for i, theme := range []string{"light", "dark"} {
+		require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = '`+theme+`'; scrollTo(0, 0);
+			document.querySelectorAll('.rail .prefs button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === `+strconv.Itoa(i)+`)))`)))
 		shoot(t, ctx, name)
 		axe(t, ctx, name+" "+theme)
 	}
-	require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = 'light'`)))
+	require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = 'light';
+		document.querySelectorAll('.rail .prefs button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === 0)))`)))
 }
 
 // webhooksConsole walks 10 §6.12 against a local receiver: the empty
@@ -92,6 +95,8 @@ func webhooksConsole(t *testing.T, ctx context.Context, base string) {
 	require.NoError(t, chromedp.Do(ctx, click(`[data-new]`), waitFor(`document.querySelector('form.hook-form')`)))
 	assert.Equal(t, "/f/"+forestID+"/webhooks?hook=new", location(t, ctx))
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-group="config"]').length`), "config is for deployment webhooks only")
+	require.NoError(t, chromedp.Do(ctx, click(`input[name="scope"][value="deployment"]`), waitFor(`document.querySelector('[data-group="config"]')`),
+		click(`input[name="scope"][value="forest"]`), waitFor(`!document.querySelector('[data-group="config"]')`)), "the owner governs the deployment")
 	require.NoError(t, chromedp.Do(ctx, input(`input[name="label"]`, "Team chat"), input(`input[name="url"]`, dest.URL+"/hook"),
 		click(`input[value="node.planted"]`), waitFor(`document.querySelector('[data-preview]').textContent.includes('"event": "node.planted"')`),
 		click(`input[name="include_metadata"]`), waitFor(`document.querySelector('[data-preview]').textContent.includes('"title"')`),
@@ -136,6 +141,7 @@ func webhooksConsole(t *testing.T, ctx context.Context, base string) {
 
 	// The stored header is kept and never read back; rotate shows a new secret.
 	require.NoError(t, chromedp.Do(ctx, click(`[data-tab="settings"]`), waitFor(`document.querySelector('li[data-kept="X-Token"]')`)))
+	themed(t, ctx, "webhooks-settings")
 	assert.False(t, eval[bool](t, ctx, `document.documentElement.outerHTML.includes('header-secret-value')`), "a header value is never read back")
 	require.NoError(t, chromedp.Do(ctx, click(`[data-act="rotate"]`), waitFor(`document.querySelector('.secret-value') && document.querySelector('.secret-value').textContent !== `+jsString(secret))))
 	rotated := text(t, ctx, ".secret-value")

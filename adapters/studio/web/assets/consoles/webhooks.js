@@ -221,7 +221,7 @@ function editor(ctx, listing, w) {
   };
   drawEvents();
   return h('form', { class: 'hook-form', onsubmit: submit },
-    h('div', { class: 'card' }, h('h2', null, t(w ? 'webhooks.form.edit' : 'webhooks.form.new')),
+    h('div', { class: 'card' }, w ? null : h('h2', null, t('webhooks.form.new')),
       field(t('webhooks.label'), label, t('webhooks.label.hint')), field(t('webhooks.url'), url, t('webhooks.url.hint')), scope),
     h('div', { class: 'cols' }, h('div', { class: 'card' }, h('h2', null, t('webhooks.events')), h('p', { class: 'hint' }, t('webhooks.events.hint')), eventsBox), preview.el),
     h('div', { class: 'card' }, field(t('webhooks.branches'), branches, t('webhooks.branches.hint')), headers.el,
