@@ -96,7 +96,8 @@ func TestStudioInBrowser(t *testing.T) {
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh
-// registry and the fake model as every forest's answer model.
+// registry and the fake model as every forest's answer model; webhooks
+// may reach private destinations, so a test's local receiver is one.
 func stationFixture(t *testing.T) string {
 	t.Helper()
 	dir, _ := testforest.Fixture(t)
