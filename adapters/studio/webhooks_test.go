@@ -41,6 +41,10 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Lock()
 	rc.got = append(rc.got, received{header: r.Header.Clone(), body: string(b)})
 	rc.mu.Unlock()
+	if strings.HasSuffix(r.URL.Path, "/broken") {
+		http.Error(w, "this endpoint is broken", http.StatusInternalServerError)
+		return
+	}
 	io.WriteString(w, "thanks from the receiver")
 }
 
@@ -150,9 +154,16 @@ func webhooksConsole(t *testing.T, ctx context.Context, base string) {
 	require.Len(t, got, 3)
 	assert.True(t, signedBy(got[2], rotated), "the rotated secret signs from now on")
 
-	// The list: live after a 2xx, toggled off and on.
+	// The list: live after a 2xx, failing after a 5xx, toggled off and on.
+	broken := apiJSON(t, "POST", base+"/v1/forests/"+forestID+"/webhooks", login.Key, map[string]any{"label": "Broken endpoint",
+		"url": dest.URL + "/broken", "events": []string{"ingest.finished", "ingest.failed"}}, http.StatusCreated)["webhook"].(map[string]any)["id"].(string)
+	hook := base + "/v1/forests/" + forestID + "/webhooks/" + broken
+	apiJSON(t, "POST", hook, login.Key, map[string]any{"action": "test"}, http.StatusOK)
 	require.NoError(t, chromedp.Do(ctx, click(`[data-back]`), waitFor(`document.querySelector('tr[data-hook] [data-state="live"]')`)))
+	assert.Contains(t, text(t, ctx, `tr[data-hook="`+broken+`"]`), "failing")
 	themed(t, ctx, "webhooks-list")
+	apiJSON(t, "DELETE", hook, login.Key, nil, http.StatusOK)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), waitFor(`document.querySelectorAll('tr[data-hook]').length === 1`)))
 	require.NoError(t, chromedp.Do(ctx, click(`[data-toggle]`), waitFor(`document.querySelector('tr[data-hook] [data-state="off"]')`),
 		click(`[data-toggle]`), waitFor(`document.querySelector('tr[data-hook] [data-state="live"]')`)))
 
@@ -162,6 +173,29 @@ func webhooksConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Equal(t, "/f/"+forestID+"/webhooks", location(t, ctx))
 
 	withoutAdmin(t, ctx, base, login.Key)
+}
+
+// apiJSON sends a request with the key and decodes the JSON answer,
+// which must carry the status given.
+func apiJSON(t *testing.T, method, url, key string, body any, status int) map[string]any {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = strings.NewReader(string(b))
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&out))
+	require.Equal(t, status, res.StatusCode, "%s %s: %v", method, url, out)
+	return out
 }
 
 // withoutAdmin: a key without admin on the forest finds no Webhooks in
@@ -174,12 +208,7 @@ func withoutAdmin(t *testing.T, ctx context.Context, base, ownerKey string) {
 	post(t, base, "/v1/admin/people", ownerKey, map[string]any{"principal": "vera", "issue_key": true,
 		"grant": map[string]any{"forest": forestID, "caps": []string{"read", "query"}}}, &person)
 	require.NotEmpty(t, person.APIKey)
-	req, _ := http.NewRequest("GET", base+"/v1/forests/"+forestID+"/webhooks", nil)
-	req.Header.Set("Authorization", "Bearer "+person.APIKey)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	res.Body.Close()
-	assert.Equal(t, http.StatusForbidden, res.StatusCode)
+	apiJSON(t, "GET", base+"/v1/forests/"+forestID+"/webhooks", person.APIKey, nil, http.StatusForbidden)
 
 	require.NoError(t, chromedp.Do(ctx, click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
 		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`),
