@@ -93,16 +93,18 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("branch key", func(t *testing.T) { branchKeySeesNoHiddenID(t, browser(t, bin), base) })
 	t.Run("data", func(t *testing.T) { dataConsole(t, browser(t, bin), base) })
 	t.Run("hostile markdown", func(t *testing.T) { hostileMarkdown(t, browser(t, bin), base) })
+	t.Run("webhooks", func(t *testing.T) { webhooksConsole(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh
-// registry and the fake model as every forest's answer model.
+// registry and the fake model as every forest's answer model; webhooks
+// may reach private destinations, so a test's local receiver is one.
 func stationFixture(t *testing.T) string {
 	t.Helper()
 	dir, _ := testforest.Fixture(t)
 	model := fakeModel(t)
 	opt := station.Options{Root: filepath.Dir(dir), Registry: filepath.Join(t.TempDir(), "registry", "station.db"),
-		Writable: true, AllowedHosts: []string{"*"},
+		Writable: true, AllowedHosts: []string{"*"}, AllowPrivateDestinations: true,
 		AnswerWith: func(base answer.Options) (*answer.Answerer, error) { return answer.Register(model, &base) }}
 	s, err := station.New(context.Background(), opt)
 	require.NoError(t, err)
