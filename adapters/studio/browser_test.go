@@ -92,6 +92,7 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("flow", func(t *testing.T) { studioFlow(t, browser(t, bin), base) })
 	t.Run("branch key", func(t *testing.T) { branchKeySeesNoHiddenID(t, browser(t, bin), base) })
 	t.Run("hostile markdown", func(t *testing.T) { hostileMarkdown(t, browser(t, bin), base) })
+	t.Run("access audit", func(t *testing.T) { accessAudit(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh

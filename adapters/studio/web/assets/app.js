@@ -24,6 +24,7 @@ export const CONSOLES = [
   { key: 'read', group: 'use', cap: 'read' },
   { key: 'playground', group: 'use', cap: 'read' },
   { key: 'data', group: 'use', cap: 'query' },
+  { key: 'people', group: 'govern', cap: 'admin' },
 ];
 
 const GROUPS = ['use', 'build', 'govern'];
