@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -109,5 +110,35 @@ func accessAudit(t *testing.T, ctx context.Context, base string) {
 		assert.Contains(t, text(t, ctx, "[data-sentence]"), "lia will be Analyst", "the form is pre-filled from the grant")
 		shoot(t, ctx, "access-form")
 		axe(t, ctx, "access form "+theme)
+	}
+
+	// Audit: lia's calls are rows (a row is written just after its answer,
+	// so wait for them through the API first); a filter lands in the
+	// address and a reload keeps it.
+	require.Eventually(t, func() bool {
+		req, _ := http.NewRequest("GET", base+"/v1/admin/audit?principal=lia", nil)
+		req.Header.Set("Authorization", "Bearer "+login.Key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		var page struct{ Entries []any }
+		return json.NewDecoder(res.Body).Decode(&page) == nil && len(page.Entries) >= 2
+	}, 2*time.Minute, 100*time.Millisecond, "lia's rows are recorded")
+	onlyLia := `document.querySelectorAll('tr[data-row]').length > 0 && [...document.querySelectorAll('tr[data-row]')].every(r => r.dataset.row === 'lia')`
+	do(t, ctx, "audit", click(`nav a[data-console="audit"]`), waitFor(`document.querySelector('[data-total="calls"] strong')`),
+		js(`(() => { const s = document.querySelector('select[name="principal"]'); s.value = 'lia'; s.dispatchEvent(new Event('change')); })()`),
+		waitFor(`location.search === '?principal=lia'`), waitFor(onlyLia))
+	assert.Contains(t, text(t, ctx, "main"), "Bodies are never logged")
+	assert.Equal(t, "2", text(t, ctx, `[data-total="calls"] strong`), "lia made two calls: the totals are the host's")
+	do(t, ctx, "audit-reload", chromedp.Reload(), waitFor(onlyLia))
+	assert.Equal(t, "lia", eval[string](t, ctx, `document.querySelector('select[name="principal"]').value`))
+	assert.Equal(t, "/f/"+forestID+"/audit?principal=lia", location(t, ctx))
+	for _, theme := range []string{"light", "dark"} {
+		do(t, ctx, "audit-"+theme, setTheme(theme), waitFor(`document.documentElement.dataset.theme === '`+theme+`'`),
+			chromedp.Navigate(base+"/f/"+forestID+"/audit"), waitFor(`document.querySelector('tr[data-row]')`))
+		shoot(t, ctx, "audit")
+		axe(t, ctx, "audit "+theme)
 	}
 }

@@ -25,6 +25,7 @@ export const CONSOLES = [
   { key: 'playground', group: 'use', cap: 'read' },
   { key: 'data', group: 'use', cap: 'query' },
   { key: 'people', group: 'govern', cap: 'admin' },
+  { key: 'audit', group: 'govern', cap: 'admin' },
 ];
 
 const GROUPS = ['use', 'build', 'govern'];
