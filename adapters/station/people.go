@@ -29,7 +29,8 @@ type person struct {
 
 // people serves GET /v1/admin/people (09 §7): every principal holding a
 // grant on a forest the caller administers, its grants there, and its
-// keys when the caller may manage its credentials.
+// keys when the caller may manage its credentials. The role presets ride
+// along so the console's form offers the Station's own, never a copy.
 func (s *Server) people(c adminCall) {
 	const op = "admin.people"
 	all, err := s.reg.Principals(c.r.Context())
@@ -57,7 +58,7 @@ func (s *Server) people(c adminCall) {
 	if reach.Every {
 		forests = s.forestIDs()
 	}
-	s.api.WriteJSON(c.w, op, http.StatusOK, map[string]any{"people": out, "forests": nonNil(forests)})
+	s.api.WriteJSON(c.w, op, http.StatusOK, map[string]any{"people": out, "forests": nonNil(forests), "roles": registry.Roles()})
 }
 
 // personOf renders p for the caller; ok is false when p holds nothing

@@ -94,6 +94,7 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("data", func(t *testing.T) { dataConsole(t, browser(t, bin), base) })
 	t.Run("hostile markdown", func(t *testing.T) { hostileMarkdown(t, browser(t, bin), base) })
 	t.Run("webhooks", func(t *testing.T) { webhooksConsole(t, browser(t, bin), base) })
+	t.Run("access audit", func(t *testing.T) { accessAudit(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh

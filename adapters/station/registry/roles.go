@@ -13,8 +13,8 @@ import (
 // them. The per-forest "owner" role is every capability on that forest,
 // not the owner bit.
 type Role struct {
-	Name string
-	Caps []vine.Capability
+	Name string            `json:"name"`
+	Caps []vine.Capability `json:"caps"`
 }
 
 var (

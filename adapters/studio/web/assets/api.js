@@ -46,7 +46,13 @@ export async function api(method, path, body, opts = {}) {
   if ((res.headers.get('Content-Type') || '').includes('json')) {
     try { data = JSON.parse(text); } catch { /* leave text */ }
   }
-  if (!res.ok) throw new ApiError(res.status, data && data.error);
+  if (!res.ok) {
+    // A refusal may carry more than its envelope (the per-step outcome
+    // of POST /v1/admin/people): kept as data for the console to list.
+    const e = new ApiError(res.status, data && data.error);
+    e.data = data;
+    throw e;
+  }
   return { data, ms, timing: serverTiming(res.headers.get('Server-Timing')), bytes: text.length };
 }
 

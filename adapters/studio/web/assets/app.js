@@ -24,6 +24,8 @@ export const CONSOLES = [
   { key: 'read', group: 'use', cap: 'read' },
   { key: 'playground', group: 'use', cap: 'read' },
   { key: 'data', group: 'use', cap: 'query' },
+  { key: 'people', group: 'govern', cap: 'admin' },
+  { key: 'audit', group: 'govern', cap: 'admin' },
   { key: 'webhooks', group: 'govern', cap: 'admin' },
 ];
 
