@@ -27,20 +27,22 @@ const heatCopyMax = 100_000
 // at the first read).
 const heatCopyBuildRate = 200
 
-// heatCopy is every heat row at one mark, by scope then node.
+// heatCopy is every heat row at one mark, by scope then node, and the
+// rows above zero apart, so Hot costs what it returns, not the table.
 type heatCopy struct {
-	scopes map[string]map[string]float64
+	scopes   map[string]map[string]float64
+	positive map[string]map[string]float64
 }
 
 // hot is Store.Hot from the copy.
 func (c *heatCopy) hot(session string, limit int) (map[string]float64, bool) {
-	persistent := positive(c.scopes[""])
+	persistent := c.positive[""]
 	if len(persistent) > limit {
 		return nil, false
 	}
 	var sessional map[string]float64
 	if session != "" {
-		sessional = positive(c.scopes[session])
+		sessional = c.positive[session]
 	}
 	if len(persistent)+len(sessional) > limit {
 		return nil, false
@@ -145,6 +147,10 @@ func (s *Store) load(ctx context.Context) (*heatCopy, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	c.positive = make(map[string]map[string]float64, len(c.scopes))
+	for scope, rows := range c.scopes {
+		c.positive[scope] = positive(rows)
 	}
 	s.miss.built(n, false)
 	return c, nil
