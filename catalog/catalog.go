@@ -126,6 +126,11 @@ type Catalog struct {
 	w      writeStmts
 	r      readStmts
 	cols   map[string]map[string]bool // columns the file had when opened
+
+	// watch and gen answer Generation from memory while no transaction
+	// has committed since it was last read (sqlitefile.Watch).
+	watch *sqlitefile.Watch
+	gen   sqlitefile.Memo[int64]
 }
 
 // Open opens the catalog at path. A writable open creates the directory, the
@@ -138,7 +143,7 @@ func Open(ctx context.Context, path string, opt Options) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: open %s: %w", path, err)
 	}
-	c := &Catalog{path: abs}
+	c := &Catalog{path: abs, watch: sqlitefile.NewWatch(abs)}
 	if opt.ReadOnly {
 		err = c.openReadOnly(ctx)
 	} else {
@@ -270,7 +275,7 @@ func initConn(conn *sqlite3.Conn) error {
 // Close closes both pools. Reads and writes in flight finish first.
 func (c *Catalog) Close() error {
 	var errs []error
-	errs = append(errs, c.w.close(), c.r.close())
+	errs = append(errs, c.w.close(), c.r.close(), c.watch.Close())
 	if c.writer != nil {
 		errs = append(errs, c.writer.Close())
 	}

@@ -525,14 +525,27 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
 // Generation is the catalog's write counter: it changes with every
 // Upsert, Delete and Rebuild. Facts derived from the catalog (such as the
 // sniff memo's coverage markers) record it and hold only while it stands.
+// It is read from the file once per committed transaction (any writer's,
+// in any process) and from memory in between.
 func (c *Catalog) Generation(ctx context.Context) (int64, error) {
 	if c.r.generation == nil {
 		return 0, nil // an older file without the counter: nothing to compare with
 	}
+	// The mark is read before the counter: a counter read after it is
+	// at least as new, so it holds for as long as the mark stands.
+	mark, ok := c.watch.Mark()
+	if ok {
+		if g, hit := c.gen.Get(mark); hit {
+			return g, nil
+		}
+	}
 	var g int64
 	err := c.r.generation.QueryRowContext(ctx).Scan(&g)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		g, err = 0, nil
+	}
+	if err == nil && ok {
+		c.gen.Put(mark, g)
 	}
 	return g, err
 }

@@ -31,6 +31,12 @@ type Store struct {
 	db      *sql.DB
 	reads   sync.Map  // IN-list size -> *sql.Stmt: hot reads never re-prepare
 	hotRows *sql.Stmt // the heat rows above zero of a scope, up to a limit
+
+	// copy is every heat row in memory, good while the file's mark
+	// stands (see heatcopy.go); reads without one query as before.
+	watch *sqlitefile.Watch
+	copy  sqlitefile.Memo[*heatCopy]
+	miss  heatMisses
 }
 
 // Open opens (creating when needed) the heat store at path.
@@ -57,13 +63,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("trails: prepare heat reads: %w", err)
 	}
-	return &Store{db: db, hotRows: hotRows}, nil
+	return &Store{db: db, hotRows: hotRows, watch: sqlitefile.NewWatch(path)}, nil
 }
 
 // Close releases the store.
 func (s *Store) Close() error {
 	s.reads.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
-	return errors.Join(s.hotRows.Close(), s.db.Close())
+	return errors.Join(s.hotRows.Close(), s.db.Close(), s.watch.Close())
 }
 
 // DB is the underlying database: an escape hatch whose schema is not a
@@ -78,9 +84,17 @@ func (s *Store) Heat(ctx context.Context, ids []string, session string) (map[str
 	if len(ids) == 0 {
 		return out, nil
 	}
-	persistent, sessional, err := s.read(ctx, session, ids)
-	if err != nil {
-		return nil, err
+	var persistent, sessional map[string]float64
+	if c := s.current(ctx); c != nil {
+		persistent, sessional = c.scopes[""], c.scopes[session]
+	} else {
+		var err error
+		if persistent, sessional, err = s.read(ctx, session, ids); err != nil {
+			return nil, err
+		}
+	}
+	if session == "" {
+		sessional = nil // as the query reads it: persistent heat only
 	}
 	for _, id := range ids {
 		h := persistent[id] + SessionWeight*sessional[id]
@@ -160,6 +174,10 @@ func (s *Store) readStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 // thousands of neighbours by heat, nearly all of them cold, asks for the
 // few hot ones instead of the heat of each.
 func (s *Store) Hot(ctx context.Context, session string, limit int) (hot map[string]float64, ok bool, err error) {
+	if c := s.current(ctx); c != nil {
+		hot, ok = c.hot(session, limit)
+		return hot, ok, nil
+	}
 	persistent, err := s.scopeRows(ctx, "", limit+1)
 	if err != nil || len(persistent) > limit {
 		return nil, false, err
