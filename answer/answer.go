@@ -21,12 +21,12 @@ type Answerer struct {
 	model    Model   // nil: every forest's model comes from modelFor
 	binding  Binding // model's, defaults filled
 	modelFor func(context.Context, *vine.Vine) (Model, Binding, bool)
-	now     func() time.Time
-	storeOp StoreOptions
-	storeBy func(context.Context, *vine.Vine) StoreOptions
-	rates   func(string) (Rates, bool)
-	scopeOf func(context.Context) string
-	log     *slog.Logger
+	now      func() time.Time
+	storeOp  StoreOptions
+	storeBy  func(context.Context, *vine.Vine) StoreOptions
+	rates    func(string) (Rates, bool)
+	scopeOf  func(context.Context) string
+	log      *slog.Logger
 
 	mu     sync.Mutex
 	stores map[string]*store // forest dir -> its store
