@@ -31,13 +31,15 @@ function serverTiming(header) {
   return out;
 }
 
+// bearer is the request headers carrying key, none when it is empty.
+const bearer = (key) => (key ? { Authorization: `Bearer ${key}` } : {});
+
 // api sends one request; it resolves {data, ms, timing, bytes} or
 // throws ApiError.
 export async function api(method, path, body, opts = {}) {
-  const headers = { Accept: 'application/json' };
+  const headers = bearer(opts.key !== undefined ? opts.key : getKey());
+  headers.Accept = 'application/json';
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const key = opts.key !== undefined ? opts.key : getKey();
-  if (key) headers.Authorization = `Bearer ${key}`;
   const t0 = performance.now();
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: opts.signal });
   const text = await res.text();
@@ -67,10 +69,7 @@ export const forestGet = (forest, rest) => api('GET', `/v1/forests/${enc(forest)
 // forestBlob fetches bytes with the key (a payload, a zipped branch) and
 // names them from Content-Disposition when the host sends one.
 export async function forestBlob(forest, rest, fallback) {
-  const headers = {};
-  const key = getKey();
-  if (key) headers.Authorization = `Bearer ${key}`;
-  const res = await fetch(`/v1/forests/${enc(forest)}/${rest}`, { headers });
+  const res = await fetch(`/v1/forests/${enc(forest)}/${rest}`, { headers: bearer(getKey()) });
   if (!res.ok) {
     let env = null;
     try { env = (await res.json()).error; } catch { /* not JSON */ }
