@@ -338,25 +338,11 @@ func (w *Worker) env() []string {
 	return append(out, w.opt.Env...)
 }
 
-// spawn starts a process and runs the handshake.
+// spawn starts a process, runs the handshake and checks it.
 func (w *Worker) spawn(ctx context.Context) (*process, map[ext.Seam][]string, error) {
-	cmd := exec.Command(w.entry)
-	cmd.Dir, cmd.Env = w.tree, w.env()
-	p, err := startProcess(cmd, w.opt.MaxMessage, w.handle)
+	p, raw, err := w.handshake(ctx)
 	if err != nil {
-		return nil, nil, w.failure(envelope.ExtLoad, "cannot start "+filepath.Base(w.entry)+": "+err.Error(), "")
-	}
-	var cfg map[string]any
-	if w.opt.Config != nil {
-		cfg = w.opt.Config()
-	}
-	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	raw, err := p.conn.Call(hctx, rpc.MethodInitialize, rpc.InitializeParams{
-		Protocol: rpc.Protocol, HostVersion: w.opt.HostVersion, ID: w.man.ID, Config: cfg})
-	if err != nil {
-		p.kill()
-		return nil, nil, w.failure(envelope.ExtLoad, "handshake failed: "+p.reason(err).Error(), p.stderr.tail(400))
+		return nil, nil, err
 	}
 	decl, err := w.checkHandshake(raw)
 	if err != nil {
@@ -364,6 +350,14 @@ func (w *Worker) spawn(ctx context.Context) (*process, map[ext.Seam][]string, er
 		return nil, nil, w.failure(envelope.ExtLoad, err.Error(), "")
 	}
 	return p, decl, nil
+}
+
+// command is the child's command: its entry, run in its tree with a
+// scrubbed environment.
+func command(w *Worker) *exec.Cmd {
+	cmd := exec.Command(w.entry)
+	cmd.Dir, cmd.Env = w.tree, w.env()
+	return cmd
 }
 
 // checkHandshake compares what the process declared with the manifest:
