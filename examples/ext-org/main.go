@@ -57,4 +57,3 @@ func main() {
 		os.Exit(1)
 	}
 }
-

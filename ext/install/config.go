@@ -180,7 +180,9 @@ type quarantined struct {
 	ExpiresAt time.Time      `json:"expires_at"`
 }
 
-func (h *Home) quarantinePath(id string) string { return filepath.Join(h.dir, "quarantine", id+".json") }
+func (h *Home) quarantinePath(id string) string {
+	return filepath.Join(h.dir, "quarantine", id+".json")
+}
 
 // quarantine moves id's settings aside; callers hold h.mu.
 func (h *Home) quarantine(id string, now time.Time) error {
@@ -251,4 +253,3 @@ func (h *Home) Quarantined(now time.Time) (map[string]time.Time, error) {
 	}
 	return out, nil
 }
-

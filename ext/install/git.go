@@ -91,4 +91,3 @@ func tagReason(ref string, t *object.Tag) string {
 	}
 	return "tag " + ref + " is signed, but its signature was not verified against the forge's keys"
 }
-
