@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// orgExtensionTree builds the example Org-mode converter into an
+// installable tree.
+func orgExtensionTree(t *testing.T) string {
+	t.Helper()
+	tree := t.TempDir()
+	out, err := exec.Command("go", "build", "-o", filepath.Join(tree, "main"), "../../../examples/ext-org").CombinedOutput()
+	if err != nil {
+		t.Skipf("cannot build the example extension: %s", out)
+	}
+	for _, f := range []string{"manifest.json", "LICENSE"} {
+		data, err := os.ReadFile(filepath.Join("../../../examples/ext-org", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(tree, f), data, 0o644))
+	}
+	return tree
+}
+
+// TestExtensionOnAnEngineOnlyHost is F.186: with no Station, an
+// extension is installed, enabled by a commit in the forest, and its
+// converter claims the next ingest; validate names an expected
+// extension this host lacks.
+func TestExtensionOnAnEngineOnlyHost(t *testing.T) {
+	tree := orgExtensionTree(t)
+	home := filepath.Join(t.TempDir(), "ext-home")
+	t.Setenv(extHomeEnv, home)
+	dir := filepath.Join(t.TempDir(), "kb")
+	code, out, _ := runCLI(t, "", "init", "--forest", dir, "--title", "Notes")
+	require.Equal(t, exitOK, code, out)
+
+	code, out, _ = runCLI(t, "", "ext", "install", tree, "--home", home)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, out, `"reason":"unverified"`, "an unverified install waits for --acknowledge")
+
+	code, out, errOut := runCLI(t, "", "ext", "install", tree, "--home", home, "--acknowledge", "--enable-on", dir, "--json")
+	require.Equal(t, exitOK, code, out+errOut)
+	var inst map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &inst))
+	assert.Equal(t, "org", inst["id"])
+	assert.Equal(t, "unverified", inst["tier"])
+	assert.NotNil(t, inst["enabled_on"], out)
+
+	code, out, _ = runCLI(t, "", "ext", "list", "--home", home)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "org")
+	assert.Contains(t, out, "unverified")
+
+	src := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(src, "soup.org"), []byte("#+TITLE: Leek soup\n* Method\nSimmer /gently/ for =20= minutes.\n"), 0o644))
+	code, out, errOut = runCLI(t, "", "adopt", src, "--forest", dir, "--json")
+	require.Equal(t, exitOK, code, out+errOut)
+	assert.Contains(t, out, `"soup"`)
+	data, err := os.ReadFile(filepath.Join(dir, "soup.md"))
+	require.NoError(t, err, out)
+	assert.Contains(t, string(data), "# Method")
+	assert.Contains(t, string(data), "Simmer *gently* for `20` minutes.")
+
+	code, out, _ = runCLI(t, "", "ext", "disable", "org", "--forest", dir, "--home", home)
+	require.Equal(t, exitOK, code, out)
+	code, out, _ = runCLI(t, "", "validate", "--forest", dir, "--json")
+	assert.NotContains(t, out, `expects extension`, "a disabled extension that is installed is not absent")
+
+	code, out, _ = runCLI(t, "", "ext", "remove", "org", "--home", home)
+	require.Equal(t, exitOK, code, out)
+	_, out, _ = runCLI(t, "", "validate", "--forest", dir, "--json")
+	assert.Contains(t, out, `expects extension \"org\"`, "validate names the expected extension this host lacks")
+	code, out, _ = runCLI(t, "", "ext", "quarantine", "--home", home)
+	require.Equal(t, exitOK, code)
+	assert.True(t, strings.Contains(out, "{}") || strings.Contains(out, "org"), out)
+}
