@@ -147,6 +147,7 @@ type Vine struct {
 	skipAutoIndex bool
 	jsonDepth     int                 // bound on Call's argument nesting
 	installedExt  func() []string     // Options.InstalledExtensions
+	ranker        atomic.Pointer[Ranker]
 	readLimits    forest.ReadLimits   // bound on reading one node file
 	fetcher       payload.Fetcher     // nil: payload.DefaultRegistry()
 	place         *payloadplace.Place // the payloads: rule, identity, G.9 cache
