@@ -145,8 +145,8 @@ type Vine struct {
 	log      *slog.Logger
 
 	skipAutoIndex bool
-	jsonDepth     int                 // bound on Call's argument nesting
-	installedExt  func() []string     // Options.InstalledExtensions
+	jsonDepth     int             // bound on Call's argument nesting
+	installedExt  func() []string // Options.InstalledExtensions
 	ranker        atomic.Pointer[Ranker]
 	readLimits    forest.ReadLimits   // bound on reading one node file
 	fetcher       payload.Fetcher     // nil: payload.DefaultRegistry()
