@@ -300,3 +300,18 @@ func TestHandshakeRefusesAMissingHandler(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, envelope.ExtLoad, codeOf(err))
 }
+
+func TestPoolLoadsATreeOnce(t *testing.T) {
+	m := testManifest
+	pool := worker.NewPool(worker.Options{Env: []string{"VINE_EXT_TEST_ROLE=extension"}})
+	defer pool.Close()
+	tree := install(t)
+	a := pool.Worker(tree, &m, nil)
+	b := pool.Worker(tree, &m, nil)
+	assert.Same(t, a, b, "one worker per installed tree")
+	other := pool.Worker(install(t), &m, nil)
+	assert.NotSame(t, a, other)
+	pool.Retire(map[string]bool{tree: true})
+	assert.Same(t, a, pool.Worker(tree, &m, nil), "kept")
+	assert.NotSame(t, other, pool.Worker(filepath.Dir(tree), &m, nil))
+}

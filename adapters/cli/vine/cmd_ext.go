@@ -472,40 +472,21 @@ func forestExtensions(ctx context.Context, c *cli.Command, e env, v *vine.Vine) 
 	if err != nil {
 		return nil, none
 	}
-	list, err := h.List()
-	if err != nil {
-		fmt.Fprintf(e.stderr, "vine %s: extensions: %v\n", c.Name, err)
-		return nil, none
-	}
-	slices.SortStableFunc(list, func(a, b install.Record) int { return a.InstalledAt.Compare(b.InstalledAt) })
 	wopt, err := extWorkerOptions()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "vine %s: %v\n", c.Name, err)
 	}
+	wopt.Logger = cliLogger(e.stderr)
+	pool := worker.NewPool(wopt)
+	workers, failed := h.Load(pool, en.Enabled())
+	for _, f := range failed {
+		fmt.Fprintf(e.stderr, "vine %s: %v\n", c.Name, f.Err)
+	}
 	var convs []gardener.Converter
-	var workers []*worker.Worker
-	for _, r := range list {
-		if !slices.Contains(en.Enabled(), r.ID) {
-			continue
-		}
-		m, err := h.Manifest(r)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "vine %s: extension %s: %v\n", c.Name, r.ID, err)
-			continue
-		}
-		o := wopt
-		id := r.ID
-		o.Config = func() map[string]any { cfg, _ := h.Config(id); return cfg }
-		o.Logger = cliLogger(e.stderr)
-		w := worker.New(h.Tree(r), m, o)
-		workers = append(workers, w)
+	for _, w := range workers {
 		for _, conv := range w.Converters() {
-			convs = append(convs, gardener.ExtensionConverter(r.ID, conv))
+			convs = append(convs, gardener.ExtensionConverter(w.ID(), conv))
 		}
 	}
-	return convs, func() {
-		for _, w := range workers {
-			w.Close()
-		}
-	}
+	return convs, pool.Close
 }
