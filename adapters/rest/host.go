@@ -43,6 +43,12 @@ func (s *Server) Refuse(w http.ResponseWriter, op string, err error) { s.refuse(
 // (vine.Options.Opened) reach the readers too.
 func (s *Server) Reopen(forest string) error { return s.lanes.reset(forest) }
 
+// OnWriter runs fn on forest's writable instance, on its writer lane,
+// for a host's own write (the Station enabling an extension).
+func (s *Server) OnWriter(ctx context.Context, forest string, fn func(*vine.Vine) error) error {
+	return s.on(ctx, callerOf(ctx), forest, false, fn)
+}
+
 // RefuseWith answers the envelope e with an explicit status, for the
 // refusals whose status is not their code's (a failed login is 401
 // E_FORBIDDEN, a closed door's window 429 E_FORBIDDEN).

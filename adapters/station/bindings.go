@@ -115,6 +115,7 @@ func (s *Server) attachModels(v *vine.Vine) {
 	v.SetEmbedder(nil)
 	ctx := context.Background()
 	forest := filepath.Base(v.Dir())
+	s.attachRanker(v)
 	on := true
 	if _, err := s.reg.Setting(ctx, forest, gauntletSetting, &on); err != nil || !on {
 		return
@@ -128,6 +129,7 @@ func (s *Server) attachModels(v *vine.Vine) {
 // options of one ingest batch or recurate (rest.Options.GardenerFor):
 // the ingest model curates, the vision model describes images.
 func (s *Server) gardenerFor(ctx context.Context, forest string, opt *gardener.Options) {
+	opt.Converters = append(opt.Converters, s.extConverters(forest)...)
 	if chat, m, found := s.bound(ctx, forest, providers.RoleIngest); found {
 		opt.Curator = gardener.NewModelCurator(chat, gardener.WithReplyTokens(m.MaxTokens))
 	}

@@ -28,6 +28,8 @@ import (
 	"github.com/monkeyllm/vine/adapters/station/webhooks"
 	"github.com/monkeyllm/vine/adapters/studio"
 	"github.com/monkeyllm/vine/answer"
+	"github.com/monkeyllm/vine/ext/install"
+	"github.com/monkeyllm/vine/ext/worker"
 )
 
 // Options configure a Station. Root and Registry are required; the rest
@@ -80,6 +82,15 @@ type Options struct {
 	// a binding is then refused — and registers (answer.Register). The
 	// Station closes the Answerer.
 	AnswerWith func(base answer.Options) (*answer.Answerer, error)
+	// Extensions is the host's install home (spec 11); nil leaves the
+	// extension loader inert: the routes list none and refuse installs.
+	Extensions *install.Home
+	// ExtWorker configures the extension workers (the worker clock,
+	// MONKEYLLM_EXT_WORKER_TIMEOUT).
+	ExtWorker worker.Options
+	// ExtUploadMaxMB caps an extension uploaded from a browser, refused
+	// before it is written (MONKEYLLM_STATION_EXT_UPLOAD_MAX_MB); 0 is 25.
+	ExtUploadMaxMB int
 	// Now is the clock of the registry, the audit and the door windows.
 	Now func() time.Time
 	// Logger receives what never reaches the wire; AccessLog, when set,
@@ -106,6 +117,7 @@ type Server struct {
 	answerer *answer.Answerer
 	handler  http.Handler
 	shares   shareDesk
+	exts     *worker.Pool // the extension workers; nil without an install home
 
 	bootstrap *registry.Minted // minted at this boot, for the announcement
 }
@@ -120,6 +132,16 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	s := &Server{opt: opt, now: opt.Now, log: opt.Logger}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if opt.Extensions != nil {
+		wopt := opt.ExtWorker
+		if wopt.HostVersion == "" {
+			wopt.HostVersion = firstNonEmpty(opt.Version, wire.Version())
+		}
+		if wopt.Logger == nil {
+			wopt.Logger = s.log
+		}
+		s.exts = worker.NewPool(wopt)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -249,6 +271,9 @@ func (s *Server) Close() error {
 	var ans error
 	if s.answerer != nil {
 		ans = s.answerer.Close()
+	}
+	if s.exts != nil {
+		s.exts.Close()
 	}
 	return errors.Join(s.api.Close(), ans, s.hooks.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())
 }

@@ -27,6 +27,10 @@ type Options struct {
 	Progress func(stage string)
 	// Now stamps the record (default time.Now).
 	Now func() time.Time
+	// Upload marks the source as a file a browser uploaded (kind
+	// "upload", always unverified); UploadName is what it was called.
+	Upload     bool
+	UploadName string
 }
 
 func (o Options) progress(stage string) {
@@ -85,6 +89,9 @@ func (h *Home) plan(ctx context.Context, source, work string, opt Options) (*Pla
 	}
 	opt.progress("kit")
 	kit, m := Kit(ctx, res.dir, opt.Kit)
+	if opt.Upload {
+		src.Raw, src.Kind, res.reason = "upload:"+opt.UploadName, "upload", "an upload carries no signature"
+	}
 	p := &Plan{Kit: kit, Source: src.Raw, Kind: src.Kind, Tier: TierUnverified, Revision: res.revision,
 		Tracking: res.tracking, Reason: res.reason, RequiresRoles: []string{}, RegistersRoles: []ext.RoleSpec{},
 		Contributes: map[string]int{}, tree: res.dir}

@@ -176,6 +176,25 @@ func (w *Worker) Handlers() map[ext.Seam][]string {
 	return w.handlers
 }
 
+// Reconfigure sends the current settings (Options.Config) to the running
+// process, so a Save reaches the next call without a restart.
+func (w *Worker) Reconfigure() {
+	w.mu.Lock()
+	p := w.proc
+	w.mu.Unlock()
+	if p == nil || p.exited() || w.opt.Config == nil {
+		return
+	}
+	_ = p.conn.Notify(rpc.MethodConfigChanged, w.opt.Config())
+}
+
+// Started reports whether the long-lived process is running.
+func (w *Worker) Started() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.proc != nil && !w.proc.exited()
+}
+
 // Close stops the process, asking it to shut down first.
 func (w *Worker) Close() error {
 	w.mu.Lock()

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package station
+
+import (
+	"encoding/base64"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/ext/install"
+)
+
+// orgTree builds the example Org-mode converter into an installable tree.
+func orgTree(t *testing.T) string {
+	t.Helper()
+	tree := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(tree, "main"), "../../examples/ext-org").CombinedOutput(); err != nil {
+		t.Skipf("cannot build the example extension: %s", out)
+	}
+	for _, f := range []string{"manifest.json", "LICENSE"} {
+		data, err := os.ReadFile(filepath.Join("../../examples/ext-org", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(tree, f), data, 0o644))
+	}
+	return tree
+}
+
+// TestExtensionsOnTheStation: the owner installs (F.185 acknowledgement
+// first), a forest admin who does not govern the deployment may list
+// and enable but not install (F.217's enable_on by the owner), the
+// enablement is one commit, and the next ingest is converted by the
+// extension with no restart (F.216).
+func TestExtensionsOnTheStation(t *testing.T) {
+	tree := orgTree(t)
+	home, err := install.Open(filepath.Join(t.TempDir(), "ext-home"))
+	require.NoError(t, err)
+	ts := newTestStation(t, func(o *Options) { o.Extensions = home; o.ExtUploadMaxMB = 1 })
+	owner := ts.owner()
+	created := ts.call("POST", "/v1/admin/forests", owner, map[string]any{"id": "second", "title": "Second"})
+	require.Equal(t, http.StatusOK, created.status, created.body)
+	a := ts.call("POST", "/v1/admin/people", owner, map[string]any{"principal": "ana", "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"admin"}}})
+	require.Equal(t, http.StatusOK, a.status, a.body)
+	ana := a.str("api_key")
+
+	unacked := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "source": tree})
+	assert.Equal(t, http.StatusBadRequest, unacked.status, unacked.body)
+	assert.Contains(t, unacked.body, `"reason":"unverified"`)
+
+	refused := ts.call("POST", "/v1/admin/extensions", ana, map[string]any{"action": "install", "source": tree, "acknowledge": true})
+	assert.Equal(t, http.StatusForbidden, refused.status, refused.body)
+	assert.Contains(t, refused.body, "authority over the whole deployment")
+
+	plan := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "plan", "source": tree})
+	require.Equal(t, http.StatusOK, plan.status, plan.body)
+	assert.Equal(t, true, plan.json["kit"].(map[string]any)["ok"])
+
+	inst := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "source": tree,
+		"acknowledge": true, "enable_on": forestID})
+	require.Equal(t, http.StatusCreated, inst.status, inst.body)
+	assert.Equal(t, "unverified", inst.str("tier"))
+	assert.Equal(t, forestID, inst.str("enabled_on"), inst.body)
+	assert.Equal(t, false, inst.json["restart_required"])
+
+	list := ts.call("GET", "/v1/admin/extensions", ana, nil)
+	require.Equal(t, http.StatusOK, list.status, list.body)
+	assert.Contains(t, list.body, `"id":"org"`)
+	assert.Contains(t, list.body, `"formats":[".org"]`)
+	assert.NotContains(t, list.body, tree, "the source is withheld from a forest admin")
+	assert.Equal(t, false, list.json["may_install"])
+	assert.Contains(t, ts.call("GET", "/v1/admin/extensions", owner, nil).body, `"source":"`+tree)
+
+	en := ts.call("GET", "/v1/admin/extensions/enablement?forest="+forestID, ana, nil)
+	require.Equal(t, http.StatusOK, en.status, en.body)
+	assert.Contains(t, en.body, `"enabled":["org"]`)
+	other := ts.call("GET", "/v1/admin/extensions/enablement?forest=second", ana, nil)
+	assert.Equal(t, http.StatusForbidden, other.status, "ana administers only "+forestID)
+
+	org := base64.StdEncoding.EncodeToString([]byte("#+TITLE: Tide table\n* High water\nAt /dawn/ and =dusk=.\n"))
+	r := ts.call("POST", "/v1/forests/"+forestID+"/ingest", owner, map[string]any{
+		"files": []any{map[string]any{"name": "tides.org", "b64": org}}, "dest": "operations", "wait": true})
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	body, err := os.ReadFile(filepath.Join(ts.root, forestID, "operations", "tides.md"))
+	require.NoError(t, err, r.body)
+	assert.Contains(t, string(body), "At *dawn* and `dusk`.", "the extension converted the upload")
+
+	status := ts.call("GET", "/v1/forests/"+forestID+"/ingest", owner, nil)
+	assert.Contains(t, status.body, `"ext:org"`, "the formats list follows the enablement (F.214)")
+
+	off := ts.call("POST", "/v1/admin/extensions/enablement", ana, map[string]any{"forest": forestID, "ext": "org", "enabled": false})
+	require.Equal(t, http.StatusOK, off.status, off.body)
+	assert.NotContains(t, ts.call("GET", "/v1/forests/"+forestID+"/ingest", owner, nil).body, `"ext:org"`)
+
+	cfg := ts.call("POST", "/v1/admin/extensions/config", owner, map[string]any{"ext": "org", "values": map[string]any{"keep_todo": true}})
+	require.Equal(t, http.StatusOK, cfg.status, cfg.body)
+	bad := ts.call("POST", "/v1/admin/extensions/config", owner, map[string]any{"ext": "org", "values": map[string]any{"colour": "red"}})
+	assert.Equal(t, http.StatusBadRequest, bad.status)
+	assert.Contains(t, bad.body, "keep_todo", "the hint names the declared settings")
+	assert.Equal(t, http.StatusForbidden, ts.call("GET", "/v1/admin/extensions/config?ext=org", ana, nil).status)
+
+	big := base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
+	tooBig := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "upload": map[string]any{"name": "x.zip", "b64": big}})
+	assert.Equal(t, http.StatusBadRequest, tooBig.status, tooBig.body)
+	assert.Contains(t, tooBig.body, `"reason":"too_large"`)
+	entries, _ := os.ReadDir(home.Dir())
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), ".upload"), "an oversized upload is refused before it is written")
+	}
+
+	removed := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "remove", "id": "org"})
+	require.Equal(t, http.StatusOK, removed.status, removed.body)
+	after := ts.call("GET", "/v1/admin/extensions/enablement?forest="+forestID, owner, nil)
+	assert.Contains(t, after.body, `"expected_but_absent":["org"]`)
+}
+
+// TestExtensionsLoaderInert: a Station without an install home lists
+// none and refuses installs by name, never failing.
+func TestExtensionsLoaderInert(t *testing.T) {
+	ts := newTestStation(t, nil)
+	owner := ts.owner()
+	list := ts.call("GET", "/v1/admin/extensions", owner, nil)
+	require.Equal(t, http.StatusOK, list.status, list.body)
+	assert.Contains(t, list.body, `"extensions":[]`)
+	assert.Contains(t, list.body, `"loader":"inert"`)
+	r := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "source": "/nowhere"})
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, r.body, "E_EXT_INSTALL")
+}
