@@ -59,6 +59,10 @@ type Ranked struct {
 type Call struct {
 	Forest    string `json:"forest,omitempty"`
 	Principal string `json:"principal,omitempty"`
+	// Auth is the host's own record of the caller (its key, its
+	// grants), handed back to the host's callbacks so they answer with
+	// exactly the caller's scope. It never leaves the host.
+	Auth any `json:"-"`
 }
 
 type callKey struct{}

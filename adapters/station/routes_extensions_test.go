@@ -4,6 +4,7 @@ package station
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -132,4 +133,68 @@ func TestExtensionsLoaderInert(t *testing.T) {
 	r := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "source": "/nowhere"})
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Contains(t, r.body, "E_EXT_INSTALL")
+}
+
+// TestExtensionRoute is F.196 and F.179: a route under /v1/ext/<id>/,
+// served only where the forest enables it, every miss the same bytes;
+// the extension's callback reads with the caller's scope, so an id
+// outside it is the very E_NOT_FOUND of an absent one.
+func TestExtensionRoute(t *testing.T) {
+	tree := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(tree, "main"), "./testdata/extpeek").CombinedOutput(); err != nil {
+		t.Skipf("cannot build the test extension: %s", out)
+	}
+	for _, f := range []string{"manifest.json", "LICENSE"} {
+		data, err := os.ReadFile(filepath.Join("testdata/extpeek", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(tree, f), data, 0o644))
+	}
+	home, err := install.Open(filepath.Join(t.TempDir(), "ext-home"))
+	require.NoError(t, err)
+	ts := newTestStation(t, func(o *Options) { o.Extensions = home })
+	owner := ts.owner()
+	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/forests", owner, map[string]any{"id": "second", "title": "Second"}).status)
+	inst := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "source": tree, "acknowledge": true, "enable_on": forestID})
+	require.Equal(t, http.StatusCreated, inst.status, inst.body)
+	p := ts.call("POST", "/v1/admin/people", owner, map[string]any{"principal": "rita", "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"read"}, "allow": []string{"concepts/"}}})
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	rita := p.str("api_key")
+
+	in := ts.call("POST", "/v1/ext/peek/lookup?forest="+forestID, rita, map[string]any{"id": "concepts/tide"})
+	require.Equal(t, http.StatusOK, in.status, in.body)
+	assert.Contains(t, in.body, `"picked"`)
+
+	hidden := ts.call("POST", "/v1/ext/peek/lookup?forest="+forestID, rita, map[string]any{"id": "people/beatriz-nunes"})
+	absent := ts.call("POST", "/v1/ext/peek/lookup?forest="+forestID, rita, map[string]any{"id": "people/nobody-at-all"})
+	require.Equal(t, http.StatusOK, hidden.status, hidden.body)
+	assert.Equal(t, "E_NOT_FOUND", hidden.json["refused"], hidden.body)
+	direct := ts.call("POST", "/v1/forests/"+forestID+"/pick", rita, map[string]any{"id": "people/beatriz-nunes"})
+	var env struct {
+		Error json.RawMessage `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(direct.body), &env))
+	got, _ := json.Marshal(hidden.json["envelope"])
+	assert.JSONEq(t, string(env.Error), string(got), "the extension reads the primitive's own refusal")
+	gotAbsent, _ := json.Marshal(absent.json["envelope"])
+	assert.Equal(t, strings.ReplaceAll(string(got), "beatriz-nunes", "X"), strings.ReplaceAll(string(gotAbsent), "nobody-at-all", "X"),
+		"out of scope reads exactly as absent")
+
+	misses := []string{
+		"/v1/ext/peek/lookup?forest=second",      // a forest that does not enable it
+		"/v1/ext/peek/nosuch?forest=" + forestID, // an unknown name
+		"/v1/ext/ghost/lookup?forest=" + forestID,
+		"/v1/ext/peek/lookup?forest=nowhere",
+	}
+	var first string
+	for _, m := range misses {
+		r := ts.call("POST", m, rita, map[string]any{})
+		assert.Equal(t, http.StatusNotFound, r.status, m)
+		if first == "" {
+			first = r.body
+		}
+		assert.Equal(t, first, r.body, "every miss answers the same bytes: %s", m)
+	}
+	assert.Contains(t, first, "/v1/ext/peek/lookup?forest="+forestID, "the hint is the key's menu")
+	assert.Equal(t, http.StatusUnauthorized, ts.call("POST", "/v1/ext/peek/lookup?forest="+forestID, "", map[string]any{}).status)
 }

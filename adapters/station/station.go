@@ -141,6 +141,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		if wopt.Logger == nil {
 			wopt.Logger = s.log
 		}
+		wopt.Host = extHost{s}
 		s.exts = worker.NewPool(wopt)
 	}
 	if s.log == nil {

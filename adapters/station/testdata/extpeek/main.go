@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Command extpeek is the Station tests' extension: its route picks the
+// node the body names through the host, as the caller.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"log"
+
+	"github.com/monkeyllm/vine/ext"
+	"github.com/monkeyllm/vine/ext/sdk"
+)
+
+//go:embed manifest.json
+var manifestJSON []byte
+
+type peek struct{}
+
+func (peek) Manifest() ext.Manifest {
+	m, err := ext.ParseManifest(manifestJSON)
+	if err != nil {
+		panic(err)
+	}
+	return *m
+}
+
+func (peek) Register(api *ext.API) error {
+	return api.Route("lookup", func(ctx context.Context, forest string, body json.RawMessage) (any, error) {
+		var b struct{ ID string }
+		if err := json.Unmarshal(body, &b); err != nil {
+			return nil, err
+		}
+		out, err := api.Vine(ctx, "pick", map[string]string{"id": b.ID})
+		var r *ext.Refusal
+		if errors.As(err, &r) {
+			return map[string]any{"forest": forest, "refused": r.Code, "envelope": r.Envelope}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"forest": forest, "picked": out}, nil
+	})
+}
+
+func main() { log.Fatal(sdk.Serve(peek{})) }
