@@ -128,6 +128,12 @@ var roleKinds = []string{"chat", "embed", "vision", "transcribe", "rerank"}
 // configTypes are the types a setting may have.
 var configTypes = []string{"string", "integer", "number", "boolean"}
 
+// RoleKinds are the kinds a registered model role may have.
+func RoleKinds() []string { return append([]string(nil), roleKinds...) }
+
+// ConfigTypes are the types a declared setting may have.
+func ConfigTypes() []string { return append([]string(nil), configTypes...) }
+
 // ParseManifest decodes and validates a manifest: unknown keys at any
 // level, trailing data and every rule of [Manifest.Validate] are refused
 // with a *ManifestError.

@@ -12,9 +12,11 @@ import (
 	"strings"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/ext"
+	"github.com/monkeyllm/vine/ext/authoring"
 	"github.com/monkeyllm/vine/ext/worker"
 )
 
@@ -27,8 +29,35 @@ import (
 
 // extCallRoutes serve the routes seam, appended to routes().
 func (s *Server) extCallRoutes() []rest.Route {
-	return []rest.Route{{Method: "POST", Path: "/v1/ext/{id}/{name}", Op: "ext.route",
-		Summary: "an extension's route, on a forest that enables it", Auth: true, Handler: s.extRoute}}
+	return []rest.Route{
+		{Method: "POST", Path: "/v1/ext/{id}/{name}", Op: "ext.route",
+			Summary: "an extension's route, on a forest that enables it", Auth: true, Handler: s.extRoute},
+		{Method: "GET", Path: "/v1/extensions/authoring", Op: "extensions.authoring",
+			Summary: "how to write an extension: seams and manifest schema, derived from the contracts", Auth: true, Handler: s.authoring},
+	}
+}
+
+// authoring serves GET /v1/extensions/authoring[?as=markdown&doc=seams|
+// manifest] to anyone signed in: writing is not installing, so it is not
+// gated on install authority, and it accepts, installs and runs nothing.
+func (s *Server) authoring(w http.ResponseWriter, r *http.Request) {
+	const op = "extensions.authoring"
+	d, err := authoring.Build(firstNonEmpty(s.opt.Version, wire.Version()))
+	if err != nil {
+		s.api.Refuse(w, op, err)
+		return
+	}
+	if r.URL.Query().Get("as") != "markdown" {
+		s.api.WriteJSON(w, op, http.StatusOK, d)
+		return
+	}
+	md, err := d.Markdown(r.URL.Query().Get("doc"))
+	if err != nil {
+		s.api.Refuse(w, op, &vine.Error{Code: vine.ESchema, Message: err.Error(), Hint: "doc is seams or manifest"})
+		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	_, _ = io.WriteString(w, md)
 }
 
 // maxExtRouteBody bounds a route's JSON body.

@@ -198,3 +198,22 @@ func TestExtensionRoute(t *testing.T) {
 	assert.Contains(t, first, "/v1/ext/peek/lookup?forest="+forestID, "the hint is the key's menu")
 	assert.Equal(t, http.StatusUnauthorized, ts.call("POST", "/v1/ext/peek/lookup?forest="+forestID, "", map[string]any{}).status)
 }
+
+// TestAuthoring is F.204: open to anyone signed in, generated, never an
+// install door.
+func TestAuthoring(t *testing.T) {
+	ts := newTestStation(t, nil)
+	owner := ts.owner()
+	p := ts.call("POST", "/v1/admin/people", owner, map[string]any{"principal": "rita", "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"read"}}})
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	doc := ts.call("GET", "/v1/extensions/authoring", p.str("api_key"), nil)
+	require.Equal(t, http.StatusOK, doc.status, doc.body)
+	assert.Contains(t, doc.body, `"seams":[{"seam":"converters"`)
+	assert.Contains(t, doc.body, `"manifest_schema"`)
+	md := ts.call("GET", "/v1/extensions/authoring?as=markdown&doc=seams", p.str("api_key"), nil)
+	require.Equal(t, http.StatusOK, md.status)
+	assert.True(t, strings.HasPrefix(md.body, "<!-- GENERATED"))
+	assert.Equal(t, http.StatusUnauthorized, ts.call("GET", "/v1/extensions/authoring", "", nil).status)
+	assert.Equal(t, http.StatusMethodNotAllowed, ts.call("POST", "/v1/extensions/authoring", p.str("api_key"), map[string]any{}).status)
+}
