@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -197,6 +198,19 @@ func TestExtensionRoute(t *testing.T) {
 	}
 	assert.Contains(t, first, "/v1/ext/peek/lookup?forest="+forestID, "the hint is the key's menu")
 	assert.Equal(t, http.StatusUnauthorized, ts.call("POST", "/v1/ext/peek/lookup?forest="+forestID, "", map[string]any{}).status)
+
+	// F.195: events reach the extension only from forests that enable it.
+	for _, f := range []string{forestID, "second"} {
+		planted := ts.call("POST", "/v1/forests/"+f+"/plant", owner, map[string]any{"node": map[string]any{
+			"id": "evt-note", "type": "note", "title": "Event note", "summary": "A note planted to raise an event.", "parent": "_index"}})
+		require.Equal(t, http.StatusOK, planted.status, planted.body)
+	}
+	require.Eventually(t, func() bool { // a wait for the asynchronous delivery, not a measure of it
+		r := ts.call("POST", "/v1/ext/peek/seen?forest="+forestID, owner, map[string]any{})
+		return strings.Contains(r.body, forestID+" node.planted")
+	}, 30*time.Second, 50*time.Millisecond)
+	r := ts.call("POST", "/v1/ext/peek/seen?forest="+forestID, owner, map[string]any{})
+	assert.NotContains(t, r.body, "second ", "a forest that does not enable it sends nothing")
 }
 
 // TestAuthoring is F.204: open to anyone signed in, generated, never an

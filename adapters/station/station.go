@@ -118,6 +118,7 @@ type Server struct {
 	handler  http.Handler
 	shares   shareDesk
 	exts     *worker.Pool // the extension workers; nil without an install home
+	extEv    *extEvents   // the events seam's queue; nil without an install home
 
 	bootstrap *registry.Minted // minted at this boot, for the announcement
 }
@@ -143,6 +144,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		}
 		wopt.Host = extHost{s}
 		s.exts = worker.NewPool(wopt)
+		s.startExtEvents()
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -274,6 +276,7 @@ func (s *Server) Close() error {
 		ans = s.answerer.Close()
 	}
 	if s.exts != nil {
+		s.stopExtEvents()
 		s.exts.Close()
 	}
 	return errors.Join(s.api.Close(), ans, s.hooks.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())

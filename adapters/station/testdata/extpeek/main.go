@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log"
+	"sync"
 
 	"github.com/monkeyllm/vine/ext"
 	"github.com/monkeyllm/vine/ext/sdk"
@@ -28,7 +29,29 @@ func (peek) Manifest() ext.Manifest {
 	return *m
 }
 
+// seen are the events heard, as "<forest> <event>" lines.
+var (
+	mu   sync.Mutex
+	seen []string
+)
+
 func (peek) Register(api *ext.API) error {
+	err := errors.Join(
+		api.Events("record", func(ctx context.Context, e ext.Event) error {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, e.Forest+" "+e.Event)
+			return nil
+		}),
+		api.Route("seen", func(context.Context, string, json.RawMessage) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return map[string]any{"seen": append([]string{}, seen...)}, nil
+		}),
+	)
+	if err != nil {
+		return err
+	}
 	return api.Route("lookup", func(ctx context.Context, forest string, body json.RawMessage) (any, error) {
 		var b struct{ ID string }
 		if err := json.Unmarshal(body, &b); err != nil {
