@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/clipper"
 	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
@@ -80,6 +81,11 @@ type Options struct {
 	// a binding is then refused — and registers (answer.Register). The
 	// Station closes the Answerer.
 	AnswerWith func(base answer.Options) (*answer.Answerer, error)
+	// ClipperDir, when set, is the Clipper extension directory served as
+	// /clipper.zip instead of the embedded one
+	// (MONKEYLLM_STATION_CLIPPER_DIR); a directory without manifest.json
+	// ships no Clipper (404).
+	ClipperDir string
 	// Now is the clock of the registry, the audit and the door windows.
 	Now func() time.Time
 	// Logger receives what never reaches the wire; AccessLog, when set,
@@ -105,6 +111,7 @@ type Server struct {
 	doors    *failureLimiter
 	answerer *answer.Answerer
 	handler  http.Handler
+	clipper  *clipper.Handler
 	shares   shareDesk
 
 	bootstrap *registry.Minted // minted at this boot, for the announcement
@@ -126,6 +133,9 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}
 	s.doors = newFailureLimiter(s.now)
 	var err error
+	if s.clipper, err = clipper.New(opt.ClipperDir); err != nil {
+		return nil, fmt.Errorf("station: the Clipper directory: %w", err)
+	}
 	if s.forests, err = vine.NewRegistry(opt.Root, &vine.Options{ReadOnly: !opt.Writable, Logger: s.log,
 		Observer: rest.TimingObserver{}, OnEvent: s.onEvent, Opened: s.attachModels}); err != nil {
 		return nil, err
@@ -218,7 +228,7 @@ func (s *Server) build() {
 	s.mcp = mcp.Handler(s.forests, mopts)
 	mux := http.NewServeMux()
 	// 09 §13's order: the API (its /v1 catch-all included, and the host
-	// routes outside /v1 such as /s/{token}), /mcp, then the console,
+	// routes outside /v1 such as /s/{token}), /mcp, /clipper.zip, then the console,
 	// which answers everything else.
 	mux.Handle("/v1", s.api)
 	mux.Handle("/v1/", s.api)
@@ -228,6 +238,7 @@ func (s *Server) build() {
 		}
 	}
 	mux.Handle("/mcp", s.mcp)
+	mux.Handle("/clipper.zip", s.clipper)
 	mux.Handle("/", studio.New())
 	s.handler = studio.Guard(mux)
 }
