@@ -53,20 +53,26 @@ async function grant() {
 }
 
 async function pair(withKey) {
-  const origin = await grant();
-  if (!origin) return;
-  say(t('working'));
-  const r = withKey
-    ? await ask('pairKey', { origin, key: $('key').value.trim() })
-    : await ask('pair', { origin, username: $('username').value.trim(), password: $('password').value });
-  $('password').value = '';
-  $('key').value = '';
-  say('');
-  if (!r.ok) {
-    $('login-msg').textContent = r.status === 401 || r.status === 403 ? t('bad_login') : refusal(r);
-    return;
+  $('login-msg').textContent = '';
+  try {
+    const origin = await grant();
+    if (!origin) return;
+    say(t('working'));
+    const r = withKey
+      ? await ask('pairKey', { origin, key: $('key').value.trim() })
+      : await ask('pair', { origin, username: $('username').value.trim(), password: $('password').value });
+    say('');
+    if (!r.ok) {
+      $('login-msg').textContent = r.status === 401 ? t('bad_login') : refusal(r);
+      return;
+    }
+    $('password').value = '';
+    $('key').value = '';
+    await main();
+  } catch (e) {
+    say('');
+    $('login-msg').textContent = t('failed', { message: e.message || String(e) });
   }
-  await main();
 }
 
 async function main() {

@@ -225,7 +225,10 @@ async function clip(m) {
     case 'selection': {
       const got = await extract(tab.id, m.kind);
       if (!got || !got.markdown.trim()) throw Object.assign(new Error(t('nothing_selected')), { code: 'E_EMPTY' });
-      return write(forest, compose(got.title, got.markdown, got.url, dest), m.kind);
+      // A selection is titled by its own first words, so it stays a node
+      // of its own beside the page's.
+      const title = m.kind === 'selection' ? got.title + ' — ' + words(got.markdown, 8) : got.title;
+      return write(forest, compose(title, got.markdown, got.url, dest), m.kind);
     }
     case 'image':
     case 'page_shot': {
@@ -320,6 +323,11 @@ chrome.runtime.onMessage.addListener((m, _sender, reply) => {
   h(m).then((r) => reply({ ok: true, ...r }), (e) => reply({ ok: false, status: e.status || 0, code: e.code || '', message: e.message || String(e) }));
   return true;
 });
+
+function words(markdown, n) {
+  const w = String(markdown).replace(/[#*_`>|\[\]()~-]+/g, ' ').trim().split(/\s+/);
+  return w.slice(0, n).join(' ') + (w.length > n ? '…' : '');
+}
 
 function firstLine(text) {
   return String(text || '').trim().split('\n')[0].replace(/^#+\s*/, '').slice(0, 80) || 'Note';

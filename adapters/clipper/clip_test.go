@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package clipper_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClipperInBrowser loads the unpacked extension into new-headless
+// Chromium, pairs it with a Station started here, clips a local article,
+// a selection, the page as one image and a region, finds each node in
+// the forest with its origin address, and sees a revoked pairing sent
+// back to the login (issue 32).
+func TestClipperInBrowser(t *testing.T) {
+	bin := chromium(t)
+	base := testStation(t)
+	site := pages(t)
+	code, setup := rest(t, "POST", base+"/v1/auth/setup", "", map[string]string{"username": owner, "password": ownerPwd})
+	require.Equal(t, 200, code, setup)
+	ownerKey := setup["key"].(string)
+	// A paired key is masked to read, ingest and answer, so the owner bit
+	// does not survive it: the person clips where a grant says she may.
+	code, out := rest(t, "POST", base+"/v1/admin/grant", ownerKey, map[string]any{"principal": owner, "forest": forestID,
+		"caps": []string{"read", "ingest", "answer"}, "allow": []string{""}})
+	require.Equal(t, 200, code, out)
+
+	bctx := browserWith(t, bin, unpacked(t))
+	id := extensionID(t, bctx)
+	popup, cancel := chromedp.NewContext(bctx)
+	defer cancel()
+	require.NoError(t, chromedp.Do(popup, chromedp.EmulateViewport(400, 720), scheme(false),
+		chromedp.Navigate("chrome-extension://"+id+"/popup.html"), waitFor(`!document.getElementById('login').hidden`)))
+
+	t.Run("helpers", func(t *testing.T) { helpers(t, popup) })
+
+	// Pairing: the origin typed loosely is normalised; the password
+	// never reaches storage.
+	shoot(t, popup, "login-light")
+	require.NoError(t, chromedp.Do(popup, scheme(true)))
+	shoot(t, popup, "login-dark")
+	require.NoError(t, chromedp.Do(popup, scheme(false),
+		chromedp.SendKeys(chromedp.CSS("#origin"), strings.TrimPrefix(base, "http://")+"/"), chromedp.Click(chromedp.CSS("#pair")),
+		waitFor(`document.getElementById('login-msg').textContent !== ''`)))
+	assert.Contains(t, text(t, popup, "#login-msg"), "cannot be reached", "https assumed: the plain-http Station is not reached")
+	assert.Equal(t, "https"+strings.TrimPrefix(base, "http"), eval[string](t, popup, `document.getElementById('origin').value`))
+	require.NoError(t, chromedp.Do(popup, chromedp.SetValue(chromedp.CSS("#origin"), base),
+		chromedp.SendKeys(chromedp.CSS("#username"), owner), chromedp.SendKeys(chromedp.CSS("#password"), ownerPwd),
+		chromedp.Click(chromedp.CSS("#pair")),
+		waitFor(`!document.getElementById('main').hidden && document.querySelector('#forest option[value="`+forestID+`"]')`)))
+	stored := eval[string](t, popup, `chrome.storage.local.get(null).then((all) => JSON.stringify(all))`)
+	assert.NotContains(t, stored, ownerPwd)
+	pairing := eval[map[string]any](t, popup, `chrome.storage.local.get('pairing').then((g) => g.pairing)`)
+	require.ElementsMatch(t, []string{"origin", "key", "principal"}, keysOf(pairing))
+	assert.Equal(t, base, pairing["origin"])
+	assert.Equal(t, owner, pairing["principal"])
+	shoot(t, popup, "main-light")
+	require.NoError(t, chromedp.Do(popup, scheme(true)))
+	shoot(t, popup, "main-dark")
+
+	// The clipped tab.
+	page, pcancel := chromedp.NewContext(bctx)
+	defer pcancel()
+	article := site + "/article?id=7&utm_source=news&fbclid=abc"
+	clean := site + "/article?id=7"
+	require.NoError(t, chromedp.Do(page, chromedp.Navigate(article)))
+	tab := eval[float64](t, popup, `chrome.tabs.query({}).then((ts) => ts.find((x) => (x.url || '').includes('/article')).id)`)
+
+	clip := func(t *testing.T, kind string) []string {
+		t.Helper()
+		eval[any](t, popup, `chrome.storage.session.remove('status').then(() => chrome.runtime.sendMessage({op: 'clip', kind: '`+kind+
+			`', tabId: `+jsNum(tab)+`, forest: '`+forestID+`', dest: ''}))`)
+		require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.session.get('status').then((g) => g.status && (g.status.state === 'done' || g.status.state === 'error'))`)))
+		st := eval[map[string]any](t, popup, `chrome.storage.session.get('status').then((g) => g.status)`)
+		require.Equal(t, "done", st["state"], st)
+		var nodes []string
+		for _, n := range st["nodes"].([]any) {
+			nodes = append(nodes, n.(string))
+		}
+		require.NotEmpty(t, nodes, st)
+		return nodes
+	}
+	look := func(t *testing.T, node string) string {
+		t.Helper()
+		code, out := rest(t, "POST", base+"/v1/forests/"+forestID+"/pick", ownerKey, map[string]string{"id": node})
+		require.Equal(t, 200, code, out)
+		b, _ := json.Marshal(out)
+		return string(b)
+	}
+
+	var articleNode string
+	t.Run("article", func(t *testing.T) {
+		nodes := clip(t, "page")
+		articleNode = nodes[0]
+		body := look(t, nodes[0])
+		assert.Contains(t, body, "Source: "+clean+" (clipped ", "tracking parameters stripped, provenance footer")
+		assert.NotContains(t, body, "utm_source")
+		assert.Contains(t, body, "Spring tides come with the new and the full moon")
+		assert.Contains(t, body, "| Day | High |", "tables stay tables")
+		assert.Contains(t, body, "~Old charts~", "strikethrough")
+		assert.NotContains(t, body, "© the bay", "Readability keeps the article, not the chrome")
+	})
+	t.Run("selection", func(t *testing.T) {
+		eval[any](t, page, `(() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('picked'));
+			const s = getSelection(); s.removeAllRanges(); s.addRange(r); })()`)
+		nodes := clip(t, "selection")
+		body := look(t, nodes[0])
+		assert.NotEqual(t, articleNode, nodes[0], "a selection is its own node, not the page's")
+		assert.Contains(t, body, "Spring tides come with the new and the full moon")
+		assert.NotContains(t, body, "Neap tides")
+		assert.Contains(t, body, "Source: "+clean)
+	})
+
+	// The tall page: one image reaching the end, the lazy part included.
+	require.NoError(t, chromedp.Do(page, chromedp.Navigate(site+"/tall"), js(`scrollTo(0, 250)`)))
+	// The clipped tab is the one in front, as it is when a person clicks.
+	eval[any](t, popup, `chrome.tabs.update(`+jsNum(tab)+`, {active: true}).then(() => true)`)
+	t.Run("page as image", func(t *testing.T) {
+		nodes := clip(t, "image")
+		body := look(t, nodes[0])
+		assert.Contains(t, body, "Source: "+site+"/tall", "the media node carries its source address")
+		t.Log(body)
+		assert.Equal(t, 250.0, eval[float64](t, page, `scrollY`), "scroll position restored")
+		assert.Equal(t, "", eval[string](t, page, `document.querySelector('header').style.visibility`), "hidden header restored")
+		assert.True(t, eval[bool](t, page, `!!window.grown`), "captured past the first measured height")
+	})
+	t.Run("region", func(t *testing.T) {
+		eval[any](t, popup, `chrome.storage.session.remove('status').then(() => chrome.runtime.sendMessage({op: 'clip', kind: 'region', tabId: `+jsNum(tab)+`, forest: '`+forestID+`', dest: ''}))`)
+		require.NoError(t, chromedp.Do(page, waitFor(`[...document.documentElement.children].some((e) => e.shadowRoot === null && e.tagName === 'DIV')`),
+			chromedp.MouseEvent("mousePressed", 100, 120, chromedp.ButtonLeft),
+			chromedp.MouseEvent("mouseMoved", 300, 260, chromedp.ButtonLeft),
+			chromedp.MouseEvent("mouseReleased", 300, 260, chromedp.ButtonLeft),
+			chromedp.KeyEvent("\r")))
+		require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.session.get('status').then((g) => g.status && (g.status.state === 'done' || g.status.state === 'error'))`)))
+		st := eval[map[string]any](t, popup, `chrome.storage.session.get('status').then((g) => g.status)`)
+		require.Equal(t, "done", st["state"], st)
+		body := look(t, st["nodes"].([]any)[0].(string))
+		assert.Contains(t, body, "Source: "+site+"/tall")
+		assert.False(t, eval[bool](t, page, `[...document.documentElement.children].some((e) => e.tagName === 'DIV')`), "the picker is removed")
+	})
+
+	// Revoked in People (here the admin API): the next forests listing
+	// is refused, the pairing is cleared, the popup says why.
+	t.Run("revoked", func(t *testing.T) {
+		code, keys := rest(t, "GET", base+"/v1/admin/keys", ownerKey, nil)
+		require.Equal(t, 200, code, keys)
+		var revoke string
+		for _, k := range keys["keys"].([]any) {
+			if km := k.(map[string]any); km["label"] == "clipper" {
+				revoke = km["id"].(string)
+			}
+		}
+		require.NotEmpty(t, revoke, keys)
+		code, out = rest(t, "POST", base+"/v1/admin/keys", ownerKey, map[string]string{"revoke": revoke})
+		require.Equal(t, 200, code, out)
+		require.NoError(t, chromedp.Do(popup, chromedp.Reload(), waitFor(`!document.getElementById('login').hidden`)))
+		assert.Contains(t, text(t, popup, "#login-msg"), "no longer valid")
+		assert.Nil(t, eval[any](t, popup, `chrome.storage.local.get('pairing').then((g) => g.pairing ?? null)`))
+		shoot(t, popup, "revoked-dark")
+	})
+}
+
+// helpers checks lib/clip.js, table-driven, in the extension's own page.
+func helpers(t *testing.T, ctx context.Context) {
+	now := `new Date(Date.UTC(2026, 4, 17, 9, 5))`
+	for _, tc := range []struct{ expr, want string }{
+		{`m.normalizeOrigin('station.example.org/path?q=1')`, "https://station.example.org"},
+		{`m.normalizeOrigin(' HTTP://Host:8800/ ')`, "http://host:8800"},
+		{`m.normalizeOrigin('https://h:443/x')`, "https://h"},
+		{`(() => { try { return m.normalizeOrigin('ftp://h'); } catch { return 'refused'; } })()`, "refused"},
+		{`m.originPattern('http://host:8800')`, "http://host/*"},
+		{`m.stripTracking('https://a.b/p?utm_source=x&id=2&fbclid=y&gclid=z&UTM_Medium=q#top')`, "https://a.b/p?id=2#top"},
+		{`m.provenance('https://a.b/p?utm_campaign=c', ` + now + `)`, "\n\n---\n\nSource: https://a.b/p (clipped 2026-05-17)"},
+		{`m.shotName('Tides of the Quiet Bay — a very long title indeed, more', 'https://www.example.org/x', ` + now + `)`,
+			"tides-of-the-quiet-bay-a-very-long-title--www-example-org-202605170905.jpg"},
+		{`m.sourceURL('javascript:alert(1)')`, ""},
+		{`m.sourceURL('https://a.b/' + 'x'.repeat(2100))`, ""},
+	} {
+		got := eval[string](t, ctx, `import('./lib/clip.js').then((m) => `+tc.expr+`)`)
+		assert.Equal(t, tc.want, got, tc.expr)
+	}
+}
+
+func keysOf(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// js is a step that runs an expression for its effect.
+func js(expr string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Evaluate[any](expr)(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+func jsNum(f float64) string { b, _ := json.Marshal(f); return string(b) }
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	require.NoError(t, err, sel)
+	return s
+}
