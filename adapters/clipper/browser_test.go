@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"io"
 	"io/fs"
 	"net"
@@ -219,6 +221,62 @@ func waitFor(cond string) chromedp.Action[chromedp.Void] {
 			}
 		}
 	}
+}
+
+// payload downloads a media node's bytes and decodes the JPEG.
+func payload(t *testing.T, base, key, node string) image.Image {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/v1/forests/"+forestID+"/payload/"+node, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	data, _ := io.ReadAll(res.Body)
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	require.NoError(t, err)
+	dir := filepath.Join("testdata", "screenshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "full-page.jpg"), data, 0o644))
+	return img
+}
+
+// colourAt names the colour of a pixel coarsely (JPEG is lossy).
+func colourAt(img image.Image, x, y int) string {
+	r, g, b, _ := img.At(x, y).RGBA()
+	r, g, b = r>>8, g>>8, b>>8
+	switch {
+	case r > 150 && g < 80 && b < 80:
+		return "red"
+	case g > 100 && r < 80 && b < 80:
+		return "green"
+	case r > 200 && g > 200 && b > 200:
+		return "white"
+	}
+	return "other"
+}
+
+// redBands counts the runs of red rows down the middle (the header text aside): the fixed
+// header, once.
+func redBands(img image.Image) int {
+	bands, in := 0, false
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		red := colourAt(img, 600, y) == "red"
+		if red && !in {
+			bands++
+		}
+		in = red
+	}
+	return bands
+}
+
+// deadOrigin is an address where nothing listens any more.
+func deadOrigin(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
 }
 
 // shoot saves the popup under testdata/screenshots (ignored by git).

@@ -5,6 +5,7 @@ package clipper_test
 import (
 	"context"
 	"encoding/json"
+	"image"
 	"strings"
 	"testing"
 
@@ -71,20 +72,14 @@ func TestClipperInBrowser(t *testing.T) {
 	clean := site + "/article?id=7"
 	require.NoError(t, chromedp.Do(page, chromedp.Navigate(article)))
 	tab := eval[float64](t, popup, `chrome.tabs.query({}).then((ts) => ts.find((x) => (x.url || '').includes('/article')).id)`)
+	// The clipped tab is the one in front, as it is when a person clicks.
+	eval[any](t, popup, `chrome.tabs.update(`+jsNum(tab)+`, {active: true}).then(() => true)`)
 
 	clip := func(t *testing.T, kind string) []string {
 		t.Helper()
 		eval[any](t, popup, `chrome.storage.session.remove('status').then(() => chrome.runtime.sendMessage({op: 'clip', kind: '`+kind+
 			`', tabId: `+jsNum(tab)+`, forest: '`+forestID+`', dest: ''}))`)
-		require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.session.get('status').then((g) => g.status && (g.status.state === 'done' || g.status.state === 'error'))`)))
-		st := eval[map[string]any](t, popup, `chrome.storage.session.get('status').then((g) => g.status)`)
-		require.Equal(t, "done", st["state"], st)
-		var nodes []string
-		for _, n := range st["nodes"].([]any) {
-			nodes = append(nodes, n.(string))
-		}
-		require.NotEmpty(t, nodes, st)
-		return nodes
+		return settled(t, popup)
 	}
 	look := func(t *testing.T, node string) string {
 		t.Helper()
@@ -117,15 +112,24 @@ func TestClipperInBrowser(t *testing.T) {
 		assert.Contains(t, body, "Source: "+clean)
 	})
 
+	t.Run("short page as image", func(t *testing.T) {
+		img := payload(t, base, ownerKey, clip(t, "image")[0])
+		assert.Equal(t, int(eval[float64](t, page, `innerHeight`)), img.Bounds().Dy(), "an unscrollable page is one viewport")
+	})
+
 	// The tall page: one image reaching the end, the lazy part included.
 	require.NoError(t, chromedp.Do(page, chromedp.Navigate(site+"/tall"), js(`scrollTo(0, 250)`)))
-	// The clipped tab is the one in front, as it is when a person clicks.
-	eval[any](t, popup, `chrome.tabs.update(`+jsNum(tab)+`, {active: true}).then(() => true)`)
 	t.Run("page as image", func(t *testing.T) {
 		nodes := clip(t, "image")
 		body := look(t, nodes[0])
 		assert.Contains(t, body, "Source: "+site+"/tall", "the media node carries its source address")
-		t.Log(body)
+		img := payload(t, base, ownerKey, nodes[0])
+		height := eval[float64](t, page, `document.documentElement.scrollHeight`)
+		assert.InDelta(t, height, img.Bounds().Dy(), 2, "one image reaching the document's end")
+		assert.True(t, eval[float64](t, page, `innerHeight`) < height, "the page is taller than the window")
+		assert.Equal(t, "red", colourAt(img, 600, 30), "the fixed header in the first slice")
+		assert.Equal(t, 1, redBands(img), "the fixed header appears once")
+		assert.Equal(t, "green", colourAt(img, 20, img.Bounds().Dy()-20), "the lazily added end is in the picture")
 		assert.Equal(t, 250.0, eval[float64](t, page, `scrollY`), "scroll position restored")
 		assert.Equal(t, "", eval[string](t, page, `document.querySelector('header').style.visibility`), "hidden header restored")
 		assert.True(t, eval[bool](t, page, `!!window.grown`), "captured past the first measured height")
@@ -137,12 +141,53 @@ func TestClipperInBrowser(t *testing.T) {
 			chromedp.MouseEvent("mouseMoved", 300, 260, chromedp.ButtonLeft),
 			chromedp.MouseEvent("mouseReleased", 300, 260, chromedp.ButtonLeft),
 			chromedp.KeyEvent("\r")))
-		require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.session.get('status').then((g) => g.status && (g.status.state === 'done' || g.status.state === 'error'))`)))
-		st := eval[map[string]any](t, popup, `chrome.storage.session.get('status').then((g) => g.status)`)
-		require.Equal(t, "done", st["state"], st)
-		body := look(t, st["nodes"].([]any)[0].(string))
-		assert.Contains(t, body, "Source: "+site+"/tall")
+		nodes := settled(t, popup)
+		assert.Contains(t, look(t, nodes[0]), "Source: "+site+"/tall")
+		img := payload(t, base, ownerKey, nodes[0])
+		assert.Equal(t, image.Rect(0, 0, 200, 140), img.Bounds(), "only the rectangle drawn leaves the tab")
 		assert.False(t, eval[bool](t, page, `[...document.documentElement.children].some((e) => e.tagName === 'DIV')`), "the picker is removed")
+	})
+
+	t.Run("page and screenshot", func(t *testing.T) {
+		nodes := clip(t, "page_shot")
+		require.Len(t, nodes, 1, "the compose's node came first; the status holds the upload's")
+		shot := look(t, nodes[0])
+		assert.Contains(t, shot, "Source: "+site+"/tall")
+		code, out := rest(t, "POST", base+"/v1/forests/"+forestID+"/locate", ownerKey, map[string]any{"query": "Screenshot of this page"})
+		require.Equal(t, 200, code, out)
+		raw, _ := json.Marshal(out)
+		assert.Contains(t, string(raw), "a-tall-page", "the compose naming the file is in the forest")
+	})
+	t.Run("quick note", func(t *testing.T) {
+		eval[any](t, popup, `chrome.storage.session.remove('status').then(() => chrome.runtime.sendMessage({op: 'note', forest: '`+forestID+
+			`', dest: '', url: '`+article+`', text: 'Low water at the bay mouth uncovers the old pier.'}))`)
+		nodes := settled(t, popup)
+		body := look(t, nodes[0])
+		assert.Contains(t, body, "Low water at the bay mouth uncovers the old pier.")
+		assert.Contains(t, body, "Source: "+clean+" (clipped ")
+	})
+	// Offline: the note waits in the session queue and is sent by the
+	// 5-second retry once the Station answers again.
+	t.Run("offline queue", func(t *testing.T) {
+		dead := deadOrigin(t)
+		eval[any](t, popup, `chrome.storage.local.get('pairing').then((g) => chrome.storage.local.set({pairing: {...g.pairing, origin: '`+dead+`'}}))`)
+		eval[any](t, popup, `chrome.storage.session.remove('status').then(() => chrome.runtime.sendMessage({op: 'note', forest: '`+forestID+
+			`', dest: '', url: '`+article+`', title: 'Queued note', text: 'Written while the Station was away.'}))`)
+		require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.session.get(['status', 'queue']).then((g) => g.status && g.status.state === 'queued' && g.queue.length === 1)`)))
+		assert.Contains(t, text(t, popup, "#status"), "Queued")
+		eval[any](t, popup, `chrome.storage.local.get('pairing').then((g) => chrome.storage.local.set({pairing: {...g.pairing, origin: '`+base+`'}}))`)
+		nodes := settled(t, popup)
+		assert.Contains(t, look(t, nodes[0]), "Written while the Station was away.")
+		assert.Equal(t, 0.0, eval[float64](t, popup, `chrome.storage.session.get('queue').then((g) => g.queue.length)`))
+	})
+	t.Run("language", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(popup, chromedp.SetValue(chromedp.CSS("#lang"), "pt"),
+			js(`document.getElementById('lang').dispatchEvent(new Event('change'))`),
+			waitFor(`document.getElementById('clip-page').textContent === 'Recortar página'`)))
+		shoot(t, popup, "main-pt-dark")
+		require.NoError(t, chromedp.Do(popup, chromedp.SetValue(chromedp.CSS("#lang"), "en"),
+			js(`document.getElementById('lang').dispatchEvent(new Event('change'))`),
+			waitFor(`document.getElementById('clip-page').textContent === 'Clip page'`)))
 	})
 
 	// Revoked in People (here the admin API): the next forests listing
@@ -164,6 +209,21 @@ func TestClipperInBrowser(t *testing.T) {
 		assert.Nil(t, eval[any](t, popup, `chrome.storage.local.get('pairing').then((g) => g.pairing ?? null)`))
 		shoot(t, popup, "revoked-dark")
 	})
+}
+
+// settled waits for the worker's progress record to end and returns the
+// nodes it planted or updated.
+func settled(t *testing.T, popup context.Context) []string {
+	t.Helper()
+	require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.session.get('status').then((g) => g.status && (g.status.state === 'done' || g.status.state === 'error'))`)))
+	st := eval[map[string]any](t, popup, `chrome.storage.session.get('status').then((g) => g.status)`)
+	require.Equal(t, "done", st["state"], st)
+	var nodes []string
+	for _, n := range st["nodes"].([]any) {
+		nodes = append(nodes, n.(string))
+	}
+	require.NotEmpty(t, nodes, st)
+	return nodes
 }
 
 // helpers checks lib/clip.js, table-driven, in the extension's own page.

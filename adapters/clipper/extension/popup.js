@@ -28,6 +28,7 @@ function refusal(r) {
 
 async function login(reason) {
   show('login');
+  say('');
   $('login-msg').textContent = reason === 'revoked' ? t('revoked') : '';
   const last = (await chrome.storage.local.get('lastOrigin')).lastOrigin;
   if (last && !$('origin').value) $('origin').value = last;

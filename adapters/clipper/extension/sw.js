@@ -139,7 +139,7 @@ async function send(forest, body, kind) {
 
 async function finished(kind, nodes) {
   await setStatus({ state: 'done', kind, nodes });
-  await notify('done', { n: nodes.length });
+  await notify('done');
 }
 
 async function failed(kind, e) {

@@ -38,7 +38,7 @@ export function statusText(s) {
   switch (s.state) {
     case 'working': return t('working');
     case 'queued': return t('queued');
-    case 'done': return t('done', { n: (s.nodes || []).length });
+    case 'done': return t('done');
     case 'error': return s.status === 429 ? t('wait_minute') : t('failed', { message: s.message || '' });
     default: return '';
   }
