@@ -209,6 +209,17 @@ func TestClipperInBrowser(t *testing.T) {
 		assert.Nil(t, eval[any](t, popup, `chrome.storage.local.get('pairing').then((g) => g.pairing ?? null)`))
 		shoot(t, popup, "revoked-dark")
 	})
+	// The doors' limiter: after five failures the sixth try is a 429,
+	// which the popup words as "wait a minute".
+	t.Run("rate limited", func(t *testing.T) {
+		for range 5 {
+			r := eval[map[string]any](t, popup, `chrome.runtime.sendMessage({op: 'pair', origin: '`+base+`', username: 'mallory', password: 'not it'})`)
+			require.Equal(t, 401.0, r["status"], r)
+		}
+		require.NoError(t, chromedp.Do(popup, chromedp.SetValue(chromedp.CSS("#origin"), base), chromedp.SetValue(chromedp.CSS("#username"), "mallory"),
+			chromedp.SetValue(chromedp.CSS("#password"), "not it either"), chromedp.Click(chromedp.CSS("#pair")),
+			waitFor(`document.getElementById('login-msg').textContent.includes('wait a minute')`)))
+	})
 }
 
 // settled waits for the worker's progress record to end and returns the
