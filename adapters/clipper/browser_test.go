@@ -163,7 +163,9 @@ func browserWith(t *testing.T, bin, ext string) context.Context {
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(bin), chromedp.Flag("headless", "new"), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("load-extension", ext), chromedp.Flag("disable-extensions-except", ext),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("load-extension", ext),
+		// The microphone prompt answered yes, with a fake device.
+		chromedp.Flag("use-fake-ui-for-media-stream", true), chromedp.Flag("use-fake-device-for-media-stream", true), chromedp.Flag("disable-extensions-except", ext),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 800)}
 	// A bound on a hung browser, not a timing assertion.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)

@@ -8,7 +8,9 @@ import (
 	"image"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -188,6 +190,35 @@ func TestClipperInBrowser(t *testing.T) {
 		require.NoError(t, chromedp.Do(popup, chromedp.SetValue(chromedp.CSS("#lang"), "en"),
 			js(`document.getElementById('lang').dispatchEvent(new Event('change'))`),
 			waitFor(`document.getElementById('clip-page').textContent === 'Clip page'`)))
+	})
+
+	// Dictation: the first press opens the page that asks for the
+	// microphone; the next runs the recognizer in the offscreen document.
+	// Headless Chromium has no speech service, so the test follows the
+	// states, not the words.
+	t.Run("dictation", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(popup, chromedp.Click(chromedp.CSS("#dictate"))))
+		var micTarget string
+		require.Eventually(t, func() bool {
+			targets, _ := chromedp.Targets(bctx)
+			for _, ti := range targets {
+				if strings.HasSuffix(ti.URL, "/mic.html") {
+					micTarget = string(ti.TargetID)
+				}
+			}
+			return micTarget != ""
+		}, time.Minute, 50*time.Millisecond)
+		mic, mcancel := chromedp.NewContext(bctx, chromedp.WithTargetID(target.ID(micTarget)))
+		defer mcancel()
+		require.NoError(t, chromedp.Do(mic, waitFor(`document.getElementById('allow').textContent !== ''`), chromedp.Click(chromedp.CSS("#allow"))))
+		require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.local.get('micGranted').then((g) => g.micGranted === true)`),
+			chromedp.Click(chromedp.CSS("#dictate")),
+			waitFor(`chrome.runtime.getContexts({contextTypes: ['OFFSCREEN_DOCUMENT']}).then((c) => c.length === 1)`),
+			waitFor(`chrome.storage.session.get('dictation').then((g) => g.dictation && g.dictation.state !== 'preparing')`)))
+		st := eval[map[string]any](t, popup, `chrome.storage.session.get('dictation').then((g) => g.dictation)`)
+		t.Logf("dictation ended as %v", st)
+		eval[any](t, popup, `chrome.runtime.sendMessage({op: 'dictate', stop: true})`)
+		require.NoError(t, chromedp.Do(popup, waitFor(`chrome.storage.session.get('dictation').then((g) => g.dictation.state === 'idle')`)))
 	})
 
 	// Revoked in People (here the admin API): the next forests listing

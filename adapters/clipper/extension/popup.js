@@ -108,7 +108,7 @@ async function fillForests() {
   }));
   const usable = state.forests.filter((f) => f.clippable);
   $('no-forest').hidden = usable.length > 0;
-  for (const b of document.querySelectorAll('.actions button, #save-note, #open-editor')) b.disabled = !usable.length;
+  for (const b of document.querySelectorAll('.actions button, #save-note, #dictate, #open-editor')) b.disabled = !usable.length;
   if (!usable.length) return;
   sel.value = usable.some((f) => f.id === forest) ? forest : usable[0].id;
   await forestChanged();
@@ -160,6 +160,17 @@ function render(s) {
   say(statusText(s));
 }
 
+// dictation shows the recognizer's state and adds what it heard to the note.
+function dictation(d) {
+  if (!d) return;
+  const listening = d.state === 'listening' || d.state === 'preparing';
+  $('dictate').textContent = t(listening ? 'dictate_stop' : 'dictate');
+  $('dictate').setAttribute('aria-pressed', String(listening));
+  if (d.text) $('note').value = ($('note').value.trim() + ' ' + d.text).trim();
+  if (d.error) say(t('dictation_failed', { error: d.error }));
+  else if (d.state !== 'idle') say(t('dictation_' + d.state));
+}
+
 async function boot() {
   await languages($('lang'), main);
   $('pair').addEventListener('click', () => pair(false));
@@ -169,6 +180,7 @@ async function boot() {
   $('dest').addEventListener('change', destChanged);
   $('ask').addEventListener('input', links);
   $('save-note').addEventListener('click', note);
+  $('dictate').addEventListener('click', () => ask('dictate'));
   $('open-editor').addEventListener('click', async () => {
     const tab = await activeTab();
     const q = new URLSearchParams({ forest: $('forest').value, dest: $('dest').value.trim(), url: tab ? tab.url : '' });
@@ -177,6 +189,7 @@ async function boot() {
   for (const b of document.querySelectorAll('.actions button')) b.addEventListener('click', () => clip(b.dataset.kind));
   chrome.storage.onChanged.addListener((changes, area) => {
     if (area === 'session' && changes.status) render(changes.status.newValue);
+    if (area === 'session' && changes.dictation) dictation(changes.dictation.newValue);
     if (area === 'local' && changes.pairing && !changes.pairing.newValue) {
       chrome.storage.session.get('loggedOut').then((got) => login(got.loggedOut));
     }

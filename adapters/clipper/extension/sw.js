@@ -298,10 +298,42 @@ async function destinations(m) {
   return { destinations: [...out].sort() };
 }
 
+// ---- dictation ----------------------------------------------------------
+
+const SPEECH = { en: 'en-US', pt: 'pt-BR', es: 'es-ES' };
+
+async function dictationState(state, extra) {
+  await chrome.storage.session.set({ dictation: { state, ...extra, at: Date.now() } });
+}
+
+// dictate starts (or stops) the recognizer in the offscreen document;
+// the first time it opens the page that asks for the microphone.
+async function dictate(m) {
+  const cur = (await chrome.storage.session.get('dictation')).dictation;
+  if (m.stop || (cur && (cur.state === 'listening' || cur.state === 'preparing'))) {
+    chrome.runtime.sendMessage({ target: 'offscreen', op: 'stop' }).catch(() => {});
+    await dictationState('idle');
+    return {};
+  }
+  if (!(await chrome.storage.local.get('micGranted')).micGranted) {
+    await chrome.tabs.create({ url: 'mic.html' });
+    return { asked: true };
+  }
+  await dictationState('preparing');
+  const open = await chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] });
+  if (!open.length) {
+    await chrome.offscreen.createDocument({ url: 'offscreen.html', reasons: ['USER_MEDIA'], justification: 'dictating a note into the Clipper' });
+  }
+  const { lang } = await chrome.storage.local.get('lang');
+  await chrome.runtime.sendMessage({ target: 'offscreen', op: 'start', lang: SPEECH[lang] || SPEECH.en });
+  return {};
+}
+
 // ---- wiring -------------------------------------------------------------
 
 const HANDLERS = {
-  pair, pairKey, forests, destinations,
+  pair, pairKey, forests, destinations, dictate,
+  dictation: async (m) => { await dictationState(m.state, { text: m.text || '', error: m.error || '' }); return {}; },
   logout: async () => { await forget(''); return {}; },
   status: async () => {
     const p = await pairing();
@@ -310,6 +342,7 @@ const HANDLERS = {
 };
 
 chrome.runtime.onMessage.addListener((m, _sender, reply) => {
+  if (m && m.target === 'offscreen') return false; // the offscreen document's own
   if (m && m.op === 'clip' || m && m.op === 'note') {
     reply({ accepted: true }); // never block the UI on the Station
     const run = m.op === 'note'
