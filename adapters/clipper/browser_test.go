@@ -8,7 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
+	"image/draw"
 	"image/jpeg"
+	"image/png"
 	"io"
 	"io/fs"
 	"net"
@@ -124,6 +127,12 @@ addEventListener('scroll', () => { if (!window.grown && scrollY > 600) { window.
   const s = document.createElement('section'); s.textContent = 'Lazy'; document.getElementById('more').appendChild(s);
   const e = document.createElement('div'); e.id = 'end'; e.textContent = 'The end'; document.getElementById('more').appendChild(e); } });
 </script></body></html>`)
+	})
+	mux.HandleFunc("/chart.png", func(w http.ResponseWriter, r *http.Request) {
+		img := image.NewRGBA(image.Rect(0, 0, 40, 30))
+		draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{0, 90, 200, 255}}, image.Point{}, draw.Src)
+		w.Header().Set("Content-Type", "image/png")
+		png.Encode(w, img)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

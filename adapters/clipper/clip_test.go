@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"image"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,12 @@ func TestClipperInBrowser(t *testing.T) {
 	// does not survive it: the person clips where a grant says she may.
 	code, out := rest(t, "POST", base+"/v1/admin/grant", ownerKey, map[string]any{"principal": owner, "forest": forestID,
 		"caps": []string{"read", "ingest", "answer"}, "allow": []string{""}})
+	require.Equal(t, 200, code, out)
+	// A second forest she may read but not ingest into: listed, disabled.
+	code, out = rest(t, "POST", base+"/v1/admin/forests", ownerKey, map[string]any{"id": "harbour", "title": "Harbour"})
+	require.Equal(t, 200, code, out)
+	code, out = rest(t, "POST", base+"/v1/admin/grant", ownerKey, map[string]any{"principal": owner, "forest": "harbour",
+		"caps": []string{"read"}, "allow": []string{""}})
 	require.Equal(t, 200, code, out)
 
 	bctx := browserWith(t, bin, unpacked(t))
@@ -63,6 +70,11 @@ func TestClipperInBrowser(t *testing.T) {
 	require.ElementsMatch(t, []string{"origin", "key", "principal"}, keysOf(pairing))
 	assert.Equal(t, base, pairing["origin"])
 	assert.Equal(t, owner, pairing["principal"])
+	assert.True(t, eval[bool](t, popup, `document.querySelector('#forest option[value="harbour"]').disabled`), "no ingest: listed disabled")
+	assert.Equal(t, forestID, eval[string](t, popup, `document.getElementById('forest').value`))
+	require.NoError(t, chromedp.Do(popup, chromedp.SendKeys(chromedp.CSS("#ask"), "when is high tide?")))
+	assert.Equal(t, base+"/f/"+forestID+"/ask?q=when%20is%20high%20tide%3F", eval[string](t, popup, `document.getElementById('ask-go').href`),
+		"the question prefilled in the Studio, never fired")
 	shoot(t, popup, "main-light")
 	require.NoError(t, chromedp.Do(popup, scheme(true)))
 	shoot(t, popup, "main-dark")
@@ -168,6 +180,33 @@ func TestClipperInBrowser(t *testing.T) {
 		assert.Contains(t, body, "Low water at the bay mouth uncovers the old pier.")
 		assert.Contains(t, body, "Source: "+clean+" (clipped ")
 	})
+	t.Run("editor", func(t *testing.T) {
+		ed, ecancel := chromedp.NewContext(bctx)
+		defer ecancel()
+		require.NoError(t, chromedp.Do(ed, chromedp.Navigate("chrome-extension://"+id+"/editor.html?forest="+forestID+"&url="+url.QueryEscape(article)),
+			waitFor(`document.getElementById('save').textContent !== ''`),
+			chromedp.SendKeys(chromedp.CSS("#title"), "Harbour log"),
+			chromedp.SendKeys(chromedp.CSS("#text"), "## Morning\n\nThe ferry left on the ebb."),
+			waitFor(`chrome.storage.local.get('drafts').then((g) => g.drafts && g.drafts['`+forestID+`'] && g.drafts['`+forestID+`'].title === 'Harbour log')`)))
+		shoot(t, ed, "editor")
+		// A reopened editor finds the draft.
+		require.NoError(t, chromedp.Do(ed, chromedp.Reload(), waitFor(`document.getElementById('title').value === 'Harbour log'`)))
+		eval[any](t, ed, `chrome.storage.session.remove('status').then(() => true)`)
+		require.NoError(t, chromedp.Do(ed, chromedp.Click(chromedp.CSS("#save"))))
+		nodes := settled(t, popup)
+		body := look(t, nodes[0])
+		assert.Contains(t, body, "The ferry left on the ebb.")
+		assert.Contains(t, body, "Source: "+clean)
+		assert.Nil(t, eval[any](t, ed, `chrome.storage.local.get('drafts').then((g) => g.drafts['`+forestID+`'] ?? null)`), "the draft is gone once saved")
+	})
+	t.Run("send image", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(page, chromedp.Navigate(site+"/article")))
+		eval[any](t, popup, `chrome.storage.session.remove('status').then(() => chrome.runtime.sendMessage({op: 'clip', kind: 'src_image', tabId: `+jsNum(tab)+
+			`, forest: '`+forestID+`', dest: '', src: '`+site+`/chart.png'}))`)
+		nodes := settled(t, popup)
+		assert.Equal(t, "chart", nodes[0])
+		assert.Contains(t, look(t, nodes[0]), "Source: "+site+"/article", "the image carries its page as source")
+	})
 	// Offline: the note waits in the session queue and is sent by the
 	// 5-second retry once the Station answers again.
 	t.Run("offline queue", func(t *testing.T) {
@@ -185,7 +224,8 @@ func TestClipperInBrowser(t *testing.T) {
 	t.Run("language", func(t *testing.T) {
 		require.NoError(t, chromedp.Do(popup, chromedp.SetValue(chromedp.CSS("#lang"), "pt"),
 			js(`document.getElementById('lang').dispatchEvent(new Event('change'))`),
-			waitFor(`document.getElementById('clip-page').textContent === 'Recortar página'`)))
+			waitFor(`document.getElementById('clip-page').textContent === 'Recortar página'`),
+			waitFor(`document.getElementById('status').textContent === 'Salvo.'`)))
 		shoot(t, popup, "main-pt-dark")
 		require.NoError(t, chromedp.Do(popup, chromedp.SetValue(chromedp.CSS("#lang"), "en"),
 			js(`document.getElementById('lang').dispatchEvent(new Event('change'))`),

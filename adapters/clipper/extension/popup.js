@@ -172,7 +172,10 @@ function dictation(d) {
 }
 
 async function boot() {
-  await languages($('lang'), main);
+  await languages($('lang'), async () => {
+    await main();
+    render((await chrome.storage.session.get('status')).status); // the progress line in the new language
+  });
   $('pair').addEventListener('click', () => pair(false));
   $('pair-key').addEventListener('click', () => pair(true));
   $('logout').addEventListener('click', async () => { await ask('logout'); await login(''); });

@@ -149,11 +149,15 @@ async function failed(kind, e) {
   await notify(wait ? 'wait_minute' : 'failed', { message });
 }
 
-// write sends now, or queues what the Station cannot take now.
-async function write(forest, body, kind) {
+// write sends now, or queues what the Station cannot take now. A part
+// of a clip made of two writes (page + screenshot, region + note) leaves
+// the progress at 'working', so 'done' is said once, at the end.
+async function write(forest, body, kind, part) {
   await setStatus({ state: 'working', kind });
   try {
-    await finished(kind, await send(forest, body, kind));
+    const nodes = await send(forest, body, kind);
+    if (part) return setStatus({ state: 'working', kind });
+    await finished(kind, nodes);
   } catch (e) {
     if (retryable(e)) return enqueue({ forest, body, kind });
     if (e.status === 401 || e.code === 'E_UNPAIRED') await forget('revoked');
@@ -235,7 +239,7 @@ async function clip(m) {
       const name = shotName(tab.title, tab.url, now);
       const data = await b64(await fullPage(tab));
       if (m.kind === 'page_shot') {
-        await write(forest, compose(tab.title, t('shot_prose', { file: name }), tab.url, dest), m.kind);
+        await write(forest, compose(tab.title, t('shot_prose', { file: name }), tab.url, dest), m.kind, true);
       }
       return write(forest, upload(name, data, tab.url, dest), m.kind);
     }
@@ -243,7 +247,7 @@ async function clip(m) {
       const rect = await pickRegion(tab.id);
       if (!rect) return setStatus({ state: 'idle', kind: m.kind });
       const name = shotName(tab.title, tab.url, now);
-      await write(forest, upload(name, await b64(await crop(tab, rect)), tab.url, dest), m.kind);
+      await write(forest, upload(name, await b64(await crop(tab, rect)), tab.url, dest), m.kind, !!rect.note);
       if (rect.note) await write(forest, compose(tab.title, rect.note + '\n\n' + t('shot_prose', { file: name }), tab.url, dest), m.kind);
       return;
     }
