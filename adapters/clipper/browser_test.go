@@ -235,7 +235,8 @@ func waitFor(cond string) chromedp.Action[chromedp.Void] {
 }
 
 // payload downloads a media node's bytes and decodes the JPEG.
-func payload(t *testing.T, base, key, node string) image.Image {
+// It keeps a copy as testdata/screenshots/<save>.jpg to look at.
+func payload(t *testing.T, base, key, node, save string) image.Image {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+"/v1/forests/"+forestID+"/payload/"+node, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
@@ -248,7 +249,7 @@ func payload(t *testing.T, base, key, node string) image.Image {
 	require.NoError(t, err)
 	dir := filepath.Join("testdata", "screenshots")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "full-page.jpg"), data, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, save+".jpg"), data, 0o644))
 	return img
 }
 

@@ -127,7 +127,7 @@ func TestClipperInBrowser(t *testing.T) {
 	})
 
 	t.Run("short page as image", func(t *testing.T) {
-		img := payload(t, base, ownerKey, clip(t, "image")[0])
+		img := payload(t, base, ownerKey, clip(t, "image")[0], "short-page")
 		assert.Equal(t, int(eval[float64](t, page, `innerHeight`)), img.Bounds().Dy(), "an unscrollable page is one viewport")
 	})
 
@@ -137,7 +137,7 @@ func TestClipperInBrowser(t *testing.T) {
 		nodes := clip(t, "image")
 		body := look(t, nodes[0])
 		assert.Contains(t, body, "Source: "+site+"/tall", "the media node carries its source address")
-		img := payload(t, base, ownerKey, nodes[0])
+		img := payload(t, base, ownerKey, nodes[0], "full-page")
 		height := eval[float64](t, page, `document.documentElement.scrollHeight`)
 		assert.InDelta(t, height, img.Bounds().Dy(), 2, "one image reaching the document's end")
 		assert.True(t, eval[float64](t, page, `innerHeight`) < height, "the page is taller than the window")
@@ -151,14 +151,19 @@ func TestClipperInBrowser(t *testing.T) {
 	t.Run("region", func(t *testing.T) {
 		eval[any](t, popup, `chrome.storage.session.remove('status').then(() => chrome.runtime.sendMessage({op: 'clip', kind: 'region', tabId: `+jsNum(tab)+`, forest: '`+forestID+`', dest: ''}))`)
 		require.NoError(t, chromedp.Do(page, waitFor(`[...document.documentElement.children].some((e) => e.shadowRoot === null && e.tagName === 'DIV')`),
-			chromedp.MouseEvent("mousePressed", 100, 120, chromedp.ButtonLeft),
-			chromedp.MouseEvent("mouseMoved", 300, 260, chromedp.ButtonLeft),
-			chromedp.MouseEvent("mouseReleased", 300, 260, chromedp.ButtonLeft),
-			chromedp.KeyEvent("\r")))
+			// Draw 200×140, then pull the south-east handle out to 240×160.
+			drag(100, 120, 300, 260), drag(300, 260, 340, 280),
+			// The box tool (key b), a red box inside, Esc back to adjusting
+			// (the rectangle stays), Enter captures.
+			chromedp.KeyEvent("b"), drag(150, 150, 200, 200)))
+		shoot(t, page, "region-picker")
+		require.NoError(t, chromedp.Do(page, chromedp.KeyEvent("\x1b"), chromedp.KeyEvent("\r")))
 		nodes := settled(t, popup)
 		assert.Contains(t, look(t, nodes[0]), "Source: "+site+"/tall")
-		img := payload(t, base, ownerKey, nodes[0])
-		assert.Equal(t, image.Rect(0, 0, 200, 140), img.Bounds(), "only the rectangle drawn leaves the tab")
+		img := payload(t, base, ownerKey, nodes[0], "region")
+		assert.Equal(t, image.Rect(0, 0, 240, 160), img.Bounds(), "only the rectangle, as adjusted, leaves the tab")
+		assert.Equal(t, "red", colourAt(img, 75, 30), "the box annotation is composited onto the crop")
+		assert.Equal(t, "white", colourAt(img, 75, 55), "inside the box, the page")
 		assert.False(t, eval[bool](t, page, `[...document.documentElement.children].some((e) => e.tagName === 'DIV')`), "the picker is removed")
 	})
 
@@ -291,6 +296,14 @@ func TestClipperInBrowser(t *testing.T) {
 			chromedp.SetValue(chromedp.CSS("#password"), "not it either"), chromedp.Click(chromedp.CSS("#pair")),
 			waitFor(`document.getElementById('login-msg').textContent.includes('wait a minute')`)))
 	})
+}
+
+// drag presses the left button at one point and releases it at another.
+func drag(x0, y0, x1, y1 float64) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.MouseEvent("mousePressed", x0, y0, chromedp.ButtonLeft),
+		chromedp.MouseEvent("mouseMoved", (x0+x1)/2, (y0+y1)/2, chromedp.ButtonLeft),
+		chromedp.MouseEvent("mouseMoved", x1, y1, chromedp.ButtonLeft),
+		chromedp.MouseEvent("mouseReleased", x1, y1, chromedp.ButtonLeft))
 }
 
 // settled waits for the worker's progress record to end and returns the

@@ -191,8 +191,10 @@ async function extract(tabId, what) {
 
 async function pickRegion(tabId) {
   await loadStrings();
-  await chrome.scripting.executeScript({ target: { tabId }, files: ['region.js'] });
-  const labels = { note: t('region_note'), capture: t('region_capture'), cancel: t('region_cancel'), hint: t('region_hint') };
+  await chrome.scripting.executeScript({ target: { tabId }, files: ['lib/paint.js', 'region.js'] });
+  const labels = { note: t('region_note'), capture: t('region_capture'), cancel: t('region_cancel'), hint: t('region_hint'),
+    undo: t('region_undo'), tool_adjust: t('tool_adjust'), tool_box: t('tool_box'), tool_arrow: t('tool_arrow'),
+    tool_pen: t('tool_pen'), tool_text: t('tool_text') };
   const [res] = await chrome.scripting.executeScript({ target: { tabId }, func: (l) => globalThis.__monkeyRegion.pick(l), args: [labels] });
   return res.result;
 }

@@ -3,6 +3,8 @@
 // Full-page capture and region crop (10 §11, v0.51), run by the service
 // worker on a gesture's activeTab grant. Only pixels leave the tab.
 
+import './paint.js';
+
 const SPACING_MS = 550; // captureVisibleTab's quota is about 2 a second
 const MAX_SLICES = 20;
 const MAX_HEIGHT = 30000;
@@ -95,7 +97,9 @@ export async function crop(tab, rect) {
   const w = Math.max(1, Math.min(one.bitmap.width - sx, Math.round(rect.w * k)));
   const h = Math.max(1, Math.min(one.bitmap.height - sy, Math.round(rect.h * k)));
   const canvas = new OffscreenCanvas(w, h);
-  canvas.getContext('2d').drawImage(one.bitmap, sx, sy, w, h, 0, 0, w, h);
+  const g = canvas.getContext('2d');
+  g.drawImage(one.bitmap, sx, sy, w, h, 0, 0, w, h);
+  globalThis.__monkeyPaint.paint(g, rect.shapes || [], k); // the annotations, as vectors, at full resolution
   return encode(canvas);
 }
 
