@@ -128,6 +128,18 @@ addEventListener('scroll', () => { if (!window.grown && scrollY > 600) { window.
   const e = document.createElement('div'); e.id = 'end'; e.textContent = 'The end'; document.getElementById('more').appendChild(e); } });
 </script></body></html>`)
 	})
+	// A watch page shaped like YouTube's, with its caption track.
+	mux.HandleFunc("/watch", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><meta charset="utf-8"><title>Reading the tide - YouTube</title>
+<meta name="title" content="Reading the tide"><meta name="description" content="How harbour pilots read a tide table."></head>
+<body><h1 class="ytd-watch-metadata">Reading the tide</h1><div id="owner"><div id="channel-name"><a href="/@pilots">Harbour Pilots</a></div></div>
+<script>var ytInitialPlayerResponse = {"captions":{"playerCaptionsTracklistRenderer":{"captionTracks":[{"baseUrl":"/api/timedtext?v=abc&lang=en","languageCode":"en"}]}}};</script>
+</body></html>`)
+	})
+	mux.HandleFunc("/api/timedtext", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/xml")
+		fmt.Fprint(w, `<?xml version="1.0"?><transcript><text start="0" dur="2">Good morning from the pier.</text><text start="2" dur="3">High water is at six.</text></transcript>`)
+	})
 	mux.HandleFunc("/chart.png", func(w http.ResponseWriter, r *http.Request) {
 		img := image.NewRGBA(image.Rect(0, 0, 40, 30))
 		draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{0, 90, 200, 255}}, image.Point{}, draw.Src)

@@ -55,5 +55,65 @@
     return { title: document.title, url: location.href, markdown: box.textContent.trim() ? converter().turndown(box.innerHTML) : '' };
   }
 
-  globalThis.__monkeyClip = { page, selection };
+  // captionTrack finds the first caption track's address in the watch
+  // page's own player data (a script the page ships), English first.
+  function captionTrack() {
+    for (const sc of document.querySelectorAll('script')) {
+      const txt = sc.textContent;
+      const at = txt.indexOf('"captionTracks":');
+      if (at < 0) continue;
+      const start = txt.indexOf('[', at);
+      let depth = 0;
+      for (let i = start; i < txt.length; i++) {
+        if (txt[i] === '[') depth++;
+        if (txt[i] === ']' && --depth === 0) {
+          try {
+            const tracks = JSON.parse(txt.slice(start, i + 1));
+            const pick = tracks.find((tr) => /^en/.test(tr.languageCode || '')) || tracks[0];
+            return pick && pick.baseUrl ? new URL(pick.baseUrl, location.href).href : '';
+          } catch { return ''; }
+        }
+      }
+    }
+    return '';
+  }
+
+  // transcript reads a caption track (timed-text XML) as plain lines;
+  // best effort: any failure is no transcript.
+  async function transcript() {
+    const url = captionTrack();
+    if (!url) return '';
+    try {
+      const r = await fetch(url, { credentials: 'include' });
+      if (!r.ok) return '';
+      const xml = new DOMParser().parseFromString(await r.text(), 'text/xml');
+      return [...xml.querySelectorAll('text')].map((n) => n.textContent.replace(/\s+/g, ' ').trim()).filter(Boolean).join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  // youtube clips a watch page as its title, channel, description and,
+  // when a caption track is reachable, its transcript.
+  async function youtube() {
+    const pick = (...sels) => {
+      for (const sel of sels) {
+        const el = document.querySelector(sel);
+        const v = el && (el.getAttribute('content') || el.textContent || '').trim();
+        if (v) return v;
+      }
+      return '';
+    };
+    const title = pick('h1.ytd-watch-metadata', 'h1 yt-formatted-string', 'meta[name="title"]', 'meta[property="og:title"]') || document.title;
+    const channel = pick('#owner #channel-name a', 'ytd-channel-name a', 'link[itemprop="name"]', 'span[itemprop="author"] link[itemprop="name"]');
+    const description = pick('#description-inline-expander', '#description', 'meta[name="description"]', 'meta[property="og:description"]');
+    const parts = ['# ' + title];
+    if (channel) parts.push('Channel: ' + channel);
+    if (description) parts.push('## Description\n\n' + description);
+    const words = await transcript();
+    if (words) parts.push('## Transcript\n\n' + words);
+    return { title, url: location.href, markdown: parts.join('\n\n') };
+  }
+
+  globalThis.__monkeyClip = { page, selection, youtube };
 })();

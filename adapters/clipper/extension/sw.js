@@ -189,6 +189,17 @@ async function extract(tabId, what) {
   return res.result;
 }
 
+// isYouTubeWatch tells a watch page, clipped as title, channel,
+// description and transcript rather than through Readability.
+function isYouTubeWatch(url) {
+  try {
+    const u = new URL(url);
+    return /(^|\.)youtube\.com$/.test(u.hostname) && u.pathname === '/watch';
+  } catch {
+    return false;
+  }
+}
+
 async function pickRegion(tabId) {
   await loadStrings();
   await chrome.scripting.executeScript({ target: { tabId }, files: ['lib/paint.js', 'region.js'] });
@@ -229,7 +240,8 @@ async function clip(m) {
   switch (m.kind) {
     case 'page':
     case 'selection': {
-      const got = await extract(tab.id, m.kind);
+      const what = m.kind === 'page' && isYouTubeWatch(tab.url) ? 'youtube' : m.kind;
+      const got = await extract(tab.id, what);
       if (!got || !got.markdown.trim()) throw Object.assign(new Error(t('nothing_selected')), { code: 'E_EMPTY' });
       // A selection is titled by its own first words, so it stays a node
       // of its own beside the page's.
