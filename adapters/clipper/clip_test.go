@@ -52,6 +52,7 @@ func TestClipperInBrowser(t *testing.T) {
 		{"page as image", r.tallPage}, {"region", r.region}, {"page and screenshot", r.pageShot},
 		{"youtube", r.youtube}, {"quick note", r.quickNote}, {"editor", r.editor}, {"send image", r.sendImage}, {"offline queue", r.offline},
 		{"language", r.language}, {"dictation", r.dictation}, {"revoked", r.revoked}, {"rate limited", r.rateLimited},
+		{"pasted key, nothing clippable", r.pastedKey},
 	} {
 		t.Run(st.name, st.run)
 	}
@@ -361,6 +362,25 @@ func (r *clipRun) rateLimited(t *testing.T) {
 	require.NoError(t, chromedp.Do(r.popup, chromedp.SetValue(chromedp.CSS("#origin"), r.base), chromedp.SetValue(chromedp.CSS("#username"), "mallory"),
 		chromedp.SetValue(chromedp.CSS("#password"), "not it either"), chromedp.Click(chromedp.CSS("#pair")),
 		waitFor(`document.getElementById('login-msg').textContent.includes('wait a minute')`)))
+}
+
+// pastedKey pairs with a pasted key, checked by GET /v1/me before it is
+// kept; a key that may ingest nowhere sees one warning and no action.
+func (r *clipRun) pastedKey(t *testing.T) {
+	code, out := rest(t, "POST", r.base+"/v1/admin/grant", r.ownerKey, map[string]any{"principal": "rui", "forest": forestID,
+		"caps": []string{"read"}, "allow": []string{""}, "issue_key": true})
+	require.Equal(t, 200, code, out)
+	key := out["api_key"].(string)
+	require.NoError(t, chromedp.Do(r.popup, chromedp.SetValue(chromedp.CSS("#origin"), r.base),
+		chromedp.SendKeys(chromedp.CSS("#key"), "mk_not_a_key"), chromedp.Click(chromedp.CSS("#pair-key")),
+		waitFor(`document.getElementById('login-msg').textContent.includes('Invalid')`)))
+	assert.Nil(t, eval[any](t, r.popup, `chrome.storage.local.get('pairing').then((g) => g.pairing ?? null)`), "a refused key is not kept")
+	require.NoError(t, chromedp.Do(r.popup, chromedp.SetValue(chromedp.CSS("#key"), key), chromedp.Click(chromedp.CSS("#pair-key")),
+		waitFor(`!document.getElementById('main').hidden && !document.getElementById('no-forest').hidden`)))
+	assert.Equal(t, "rui", eval[string](t, r.popup, `chrome.storage.local.get('pairing').then((g) => g.pairing.principal)`))
+	assert.True(t, eval[bool](t, r.popup, `[...document.querySelectorAll('.actions button, #save-note')].every((b) => b.disabled)`))
+	assert.Equal(t, forestID+" (read only)", eval[string](t, r.popup, `document.getElementById('forest').selectedOptions[0].textContent`))
+	shoot(t, r.popup, "nothing-clippable-dark")
 }
 
 // drag presses the left button at one point and releases it at another.

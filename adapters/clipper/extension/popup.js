@@ -109,7 +109,11 @@ async function fillForests() {
   const usable = state.forests.filter((f) => f.clippable);
   $('no-forest').hidden = usable.length > 0;
   for (const b of document.querySelectorAll('.actions button, #save-note, #dictate, #open-editor')) b.disabled = !usable.length;
-  if (!usable.length) return;
+  if (!usable.length) {
+    sel.selectedIndex = 0; // shown, read only: the Studio links still lead there
+    if (state.forests.length) links();
+    return;
+  }
   sel.value = usable.some((f) => f.id === forest) ? forest : usable[0].id;
   await forestChanged();
 }

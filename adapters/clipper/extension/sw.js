@@ -145,7 +145,7 @@ async function finished(kind, nodes) {
 async function failed(kind, e) {
   const wait = e && e.status === 429;
   const message = wait ? t('wait_minute') : (e && e.message) || String(e);
-  await setStatus({ state: 'error', kind, code: (e && e.code) || '', message });
+  await setStatus({ state: 'error', kind, status: (e && e.status) || 0, code: (e && e.code) || '', message });
   await notify(wait ? 'wait_minute' : 'failed', { message });
 }
 
