@@ -46,11 +46,16 @@ function restore(x, y) {
   return true;
 }
 
-async function shoot(windowId, last) {
-  const wait = SPACING_MS - (Date.now() - last);
+// lastShot is when this worker last captured, so the spacing holds
+// across clips too, not only between the slices of one.
+let lastShot = 0;
+
+async function shoot(windowId) {
+  const wait = SPACING_MS - (Date.now() - lastShot);
   if (wait > 0) await sleep(wait);
+  lastShot = Date.now();
   const url = await chrome.tabs.captureVisibleTab(windowId, { format: 'png' });
-  return { bitmap: await createImageBitmap(await (await fetch(url)).blob()), at: Date.now() };
+  return { bitmap: await createImageBitmap(await (await fetch(url)).blob()) };
 }
 
 /**
@@ -62,19 +67,17 @@ export async function fullPage(tab) {
   try {
     start = await inTab(tab.id, () => ({ x: window.scrollX, y: window.scrollY }));
   } catch {
-    const one = await shoot(tab.windowId, 0);
+    const one = await shoot(tab.windowId);
     return toJPEG([{ y: 0, bitmap: one.bitmap }], one.bitmap.width, one.bitmap.height);
   }
   const slices = [];
-  let last = 0;
   let m = null;
   try {
     let y = 0;
     for (let i = 0; i < MAX_SLICES; i++) {
       m = await inTab(tab.id, step, [y, i > 0]);
       if (i > 0 && m.y <= slices[slices.length - 1].y) break; // scrolling stopped advancing
-      const s = await shoot(tab.windowId, last);
-      last = s.at;
+      const s = await shoot(tab.windowId);
       slices.push({ y: m.y, bitmap: s.bitmap });
       if (m.y + m.vh >= m.h || m.y + m.vh >= MAX_HEIGHT) break;
       y = m.y + m.vh;
@@ -90,7 +93,7 @@ export async function fullPage(tab) {
 
 /** crop cuts a CSS-pixel rectangle out of the visible tab, in device pixels. */
 export async function crop(tab, rect) {
-  const one = await shoot(tab.windowId, 0);
+  const one = await shoot(tab.windowId);
   const k = one.bitmap.width / rect.vw;
   const sx = Math.max(0, Math.round(rect.x * k));
   const sy = Math.max(0, Math.round(rect.y * k));
