@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/clipper"
 	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
@@ -91,6 +92,11 @@ type Options struct {
 	// ExtUploadMaxMB caps an extension uploaded from a browser, refused
 	// before it is written (MONKEYLLM_STATION_EXT_UPLOAD_MAX_MB); 0 is 25.
 	ExtUploadMaxMB int
+	// ClipperDir, when set, is the Clipper extension directory served as
+	// /clipper.zip instead of the embedded one
+	// (MONKEYLLM_STATION_CLIPPER_DIR); a directory without manifest.json
+	// ships no Clipper (404).
+	ClipperDir string
 	// Now is the clock of the registry, the audit and the door windows.
 	Now func() time.Time
 	// Logger receives what never reaches the wire; AccessLog, when set,
@@ -116,6 +122,7 @@ type Server struct {
 	doors    *failureLimiter
 	answerer *answer.Answerer
 	handler  http.Handler
+	clipper  *clipper.Handler
 	shares   shareDesk
 	exts     *worker.Pool // the extension workers; nil without an install home
 	extEv    *extEvents   // the events seam's queue; nil without an install home
@@ -151,6 +158,9 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}
 	s.doors = newFailureLimiter(s.now)
 	var err error
+	if s.clipper, err = clipper.New(opt.ClipperDir); err != nil {
+		return nil, fmt.Errorf("station: the Clipper directory: %w", err)
+	}
 	if s.forests, err = vine.NewRegistry(opt.Root, &vine.Options{ReadOnly: !opt.Writable, Logger: s.log,
 		Observer: rest.TimingObserver{}, OnEvent: s.onEvent, Opened: s.attachModels}); err != nil {
 		return nil, err
@@ -243,7 +253,7 @@ func (s *Server) build() {
 	s.mcp = mcp.Handler(s.forests, mopts)
 	mux := http.NewServeMux()
 	// 09 §13's order: the API (its /v1 catch-all included, and the host
-	// routes outside /v1 such as /s/{token}), /mcp, then the console,
+	// routes outside /v1 such as /s/{token}), /mcp, /clipper.zip, then the console,
 	// which answers everything else.
 	mux.Handle("/v1", s.api)
 	mux.Handle("/v1/", s.api)
@@ -253,6 +263,7 @@ func (s *Server) build() {
 		}
 	}
 	mux.Handle("/mcp", s.mcp)
+	mux.Handle("/clipper.zip", s.clipper)
 	mux.Handle("/", studio.New())
 	s.handler = studio.Guard(mux)
 }

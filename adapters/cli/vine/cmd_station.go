@@ -44,6 +44,7 @@ const (
 	stationProxiesEnv   = "MONKEYLLM_STATION_TRUSTED_PROXIES"
 	stationPrivateEnv   = "MONKEYLLM_STATION_PROVIDER_ALLOW_PRIVATE"
 	stationExtUploadEnv = "MONKEYLLM_STATION_EXT_UPLOAD_MAX_MB"
+	stationClipperEnv   = "MONKEYLLM_STATION_CLIPPER_DIR"
 )
 
 // stationExtensions opens the install home ($MONKEYLLM_EXT_HOME, else
@@ -112,7 +113,8 @@ func stationServeCommand() *cli.Command {
 		UsageText: "vine station serve [--root DIR] [--registry FILE] [--host H] [--port N] [--writable] [--bootstrap-key]",
 		Description: `Also reads MONKEYLLM_STATION_ADMIN and MONKEYLLM_STATION_PASSWORD (the
 break-glass account, never stored), MONKEYLLM_STATION_ALLOWED_HOSTS,
-MONKEYLLM_STATION_AUDIT_DAYS and MONKEYLLM_STATION_TRUSTED_PROXIES: see the README.`,
+MONKEYLLM_STATION_AUDIT_DAYS, MONKEYLLM_STATION_TRUSTED_PROXIES and
+MONKEYLLM_STATION_CLIPPER_DIR: see the README.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Usage: "the `DIR` of forests (default: $MONKEYLLM_STATION_ROOT, then /forests)", TakesFile: true},
 			registryFlag(),
@@ -173,6 +175,7 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		BootstrapKey: c.Bool("bootstrap-key") || truthy(os.Getenv(stationBootstrapEnv)),
 		BreakGlass:   registry.BreakGlass{User: os.Getenv(stationAdminEnv), Password: os.Getenv(stationPasswordEnv)},
 		AllowedHosts: c.StringSlice("allow-host"),
+		ClipperDir:   os.Getenv(stationClipperEnv),
 
 		AllowPrivateDestinations: truthy(os.Getenv(stationPrivateEnv)),
 		EnvProviders:             envProviders(),

@@ -216,6 +216,8 @@ function frame(forest, current, content) {
     forest ? navigation(forest, current) : null,
     h('footer', null, prefsBar(() => show(router.place())),
       h('div', { class: 'meta' }, t('shell.signedInAs', { name: session.me.principal })),
+      // The Clipper is offered to every signed-in person (10 §11).
+      h('a', { class: 'clipper-link', href: '/clipper.zip', download: 'monkeyllm-clipper.zip', title: t('shell.clipper.blurb') }, t('shell.clipper')),
       h('button', { type: 'button', onclick: signOut }, t('shell.signOut'))));
   mount(app, h('a', { class: 'skip', href: '#main' }, t('shell.skip')),
     h('div', { class: 'shell' }, rail, h('main', { id: 'main', tabindex: '-1' }, content)));
