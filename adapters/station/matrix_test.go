@@ -92,6 +92,8 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"POST", "/v1/admin/extensions/enablement", map[string]any{"forest": forestID, "ext": "org", "enabled": false}, []string{"owner", "admin"}},
 		{"GET", "/v1/admin/extensions/config?ext=org", nil, []string{}},
 		{"POST", "/v1/admin/extensions/config", map[string]any{"ext": "org", "values": map[string]any{}}, []string{}},
+		{"GET", "/v1/admin/extensions/jobs" + q, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/extensions/jobs", map[string]any{"forest": forestID, "job": "none"}, []string{}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

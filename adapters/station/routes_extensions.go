@@ -41,6 +41,8 @@ func (s *Server) extensionRoutes() []rest.Route {
 		{Method: "POST", Path: "/v1/admin/extensions/enablement", Op: "admin.extension.enable", Summary: "enable or disable an installed extension on a forest", Auth: true, Handler: s.admin(s.setExtEnablement)},
 		{Method: "GET", Path: "/v1/admin/extensions/config", Op: "admin.extensions.config", Summary: "an extension's settings, secrets never shown", Auth: true, Handler: s.admin(s.extConfig)},
 		{Method: "POST", Path: "/v1/admin/extensions/config", Op: "admin.extension.config", Summary: "change an extension's settings", Auth: true, Handler: s.admin(s.setExtConfig)},
+		{Method: "GET", Path: "/v1/admin/extensions/jobs", Op: "admin.extensions.jobs", Summary: "the jobs a forest's extensions offer", Auth: true, Handler: s.admin(s.extJobs)},
+		{Method: "POST", Path: "/v1/admin/extensions/jobs", Op: "admin.extension.job", Summary: "run an extension's job on a forest", Auth: true, Handler: s.admin(s.runExtJob)},
 	}
 }
 
@@ -492,4 +494,72 @@ func (s *Server) attachRanker(v *vine.Vine) {
 			return
 		}
 	}
+}
+
+// extJobs serves GET /v1/admin/extensions/jobs?forest=: the jobs the
+// extensions a forest enables offer, pulled by its admin (never
+// scheduled: there is no second Ranger).
+func (s *Server) extJobs(c adminCall) {
+	const op = "admin.extensions.jobs"
+	f := c.r.URL.Query().Get("forest")
+	if err := s.forestAdmin(c, f); err != nil {
+		s.api.Refuse(c.w, op, err)
+		return
+	}
+	type job struct {
+		Name        string `json:"name"`
+		Ext         string `json:"ext"`
+		Description string `json:"description,omitempty"`
+	}
+	out := []job{}
+	for _, w := range s.loadFor(f) {
+		for _, h := range w.Manifest().Contributes.Jobs {
+			out = append(out, job{h.Name, w.ID(), h.Description})
+		}
+	}
+	s.api.WriteJSON(c.w, op, http.StatusOK, map[string]any{"jobs": out})
+}
+
+// runExtJob serves POST /v1/admin/extensions/jobs {forest, job, ext?}:
+// ext is needed only when two enabled extensions offer one name (11
+// §12.9, decided). The caller waits for the job's answer.
+func (s *Server) runExtJob(c adminCall) {
+	const op = "admin.extension.job"
+	m, err := c.body()
+	if err != nil {
+		s.api.Refuse(c.w, op, err)
+		return
+	}
+	f, name, want := text(m, "forest"), text(m, "job"), text(m, "ext")
+	if err := s.forestAdmin(c, f); err != nil {
+		s.api.Refuse(c.w, op, err)
+		return
+	}
+	var matches []*worker.Worker
+	var handler string
+	for _, w := range s.loadFor(f) {
+		for _, h := range w.Manifest().Contributes.Jobs {
+			if h.Name == name && (want == "" || want == w.ID()) {
+				matches, handler = append(matches, w), h.HandlerName()
+			}
+		}
+	}
+	switch {
+	case len(matches) == 0:
+		s.api.Refuse(c.w, op, &vine.Error{Code: vine.ENotFound, Message: fmt.Sprintf("no extension enabled on %s offers job %q", f, name),
+			Hint: "GET /v1/admin/extensions/jobs?forest=" + f + " lists them"})
+		return
+	case len(matches) > 1:
+		s.api.Refuse(c.w, op, &vine.Error{Code: vine.ESchema, Message: fmt.Sprintf("two extensions offer job %q", name), Hint: "name the one with ext"})
+		return
+	}
+	w := matches[0]
+	call := ext.Call{Forest: f, Principal: c.who.Name, Auth: c.who}
+	out, err := w.Call(ext.WithCall(c.r.Context(), call), call, ext.SeamJobs, handler, map[string]any{"forest": f})
+	s.note(c, f, "ext."+w.ID()+"."+name, map[string]any{"via": "ext:" + w.ID()}, outcome(err))
+	if err != nil {
+		s.api.Refuse(c.w, op, err)
+		return
+	}
+	s.api.WriteJSON(c.w, op, http.StatusOK, map[string]any{"ext": w.ID(), "job": name, "result": out})
 }

@@ -211,6 +211,17 @@ func TestExtensionRoute(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond)
 	r := ts.call("POST", "/v1/ext/peek/seen?forest="+forestID, owner, map[string]any{})
 	assert.NotContains(t, r.body, "second ", "a forest that does not enable it sends nothing")
+
+	// F.197: jobs only where enabled, pulled by the forest's admin.
+	jobs := ts.call("GET", "/v1/admin/extensions/jobs?forest="+forestID, owner, nil)
+	require.Equal(t, http.StatusOK, jobs.status, jobs.body)
+	assert.Contains(t, jobs.body, `{"name":"census","ext":"peek"`)
+	assert.Contains(t, ts.call("GET", "/v1/admin/extensions/jobs?forest=second", owner, nil).body, `"jobs":[]`)
+	ran := ts.call("POST", "/v1/admin/extensions/jobs", owner, map[string]any{"forest": forestID, "job": "census"})
+	require.Equal(t, http.StatusOK, ran.status, ran.body)
+	assert.Contains(t, ran.body, `"coverage"`)
+	assert.Equal(t, http.StatusNotFound, ts.call("POST", "/v1/admin/extensions/jobs", owner, map[string]any{"forest": "second", "job": "census"}).status)
+	assert.Equal(t, http.StatusForbidden, ts.call("POST", "/v1/admin/extensions/jobs", rita, map[string]any{"forest": forestID, "job": "census"}).status)
 }
 
 // TestAuthoring is F.204: open to anyone signed in, generated, never an

@@ -43,6 +43,13 @@ func (peek) Register(api *ext.API) error {
 			seen = append(seen, e.Forest+" "+e.Event)
 			return nil
 		}),
+		api.Job("census", func(ctx context.Context, forest string) (any, error) {
+			out, err := api.Vine(ctx, "coverage", map[string]any{})
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"forest": forest, "coverage": out}, nil
+		}),
 		api.Route("seen", func(context.Context, string, json.RawMessage) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
