@@ -129,7 +129,9 @@ func (s *Server) attachModels(v *vine.Vine) {
 // options of one ingest batch or recurate (rest.Options.GardenerFor):
 // the ingest model curates, the vision model describes images.
 func (s *Server) gardenerFor(ctx context.Context, forest string, opt *gardener.Options) {
-	opt.Converters = append(opt.Converters, s.extConverters(forest)...)
+	convs, hooks := s.extGardener(forest)
+	opt.Converters = append(opt.Converters, convs...)
+	opt.Hooks = append(opt.Hooks, hooks...) // after the host's own (11 §13.5)
 	if chat, m, found := s.bound(ctx, forest, providers.RoleIngest); found {
 		opt.Curator = gardener.NewModelCurator(chat, gardener.WithReplyTokens(m.MaxTokens))
 	}

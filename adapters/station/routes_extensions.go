@@ -472,16 +472,18 @@ func (s *Server) loadFor(forestID string) []*worker.Worker {
 	return workers
 }
 
-// extConverters are the converters of the extensions forest enables, for
-// one ingest batch (gardenerFor), in install order.
-func (s *Server) extConverters(forestID string) []gardener.Converter {
-	var out []gardener.Converter
+// extGardener are the converters and curation hooks of the extensions
+// forest enables, for one ingest batch (gardenerFor), in install order.
+func (s *Server) extGardener(forestID string) ([]gardener.Converter, []gardener.NamedHook) {
+	var convs []gardener.Converter
+	var hooks []gardener.NamedHook
 	for _, w := range s.loadFor(forestID) {
 		for _, conv := range w.Converters() {
-			out = append(out, gardener.ExtensionConverter(w.ID(), conv))
+			convs = append(convs, gardener.ExtensionConverter(w.ID(), conv))
 		}
+		hooks = append(hooks, w.CurateHooks()...)
 	}
-	return out
+	return convs, hooks
 }
 
 // attachRanker gives a forest's instance the first ranking contribution

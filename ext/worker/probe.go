@@ -87,6 +87,10 @@ func (w *Worker) handshake(ctx context.Context) (*process, json.RawMessage, erro
 		Protocol: rpc.Protocol, HostVersion: w.opt.HostVersion, ID: w.man.ID, Config: cfg})
 	if err != nil {
 		p.kill()
+		select { // its last words are copied until it is reaped
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+		}
 		return nil, nil, w.failure(envelope.ExtLoad, "handshake failed: "+p.reason(err).Error(), p.stderr.tail(400))
 	}
 	return p, raw, nil

@@ -322,6 +322,12 @@ func (w *Worker) callError(p *process, seam ext.Seam, handler string, deadline t
 	default:
 		p.kill()
 		w.forget(p)
+		// Its last words are read once the child is reaped: stderr is
+		// copied until then.
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+		}
 		return w.failure(envelope.ExtWorker, fmt.Sprintf("%s handler %q: the process ended: %v", seam, handler, p.reason(err)), p.stderr.tail(400))
 	}
 }

@@ -17,10 +17,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/ext"
 	"github.com/monkeyllm/vine/ext/sdk"
 	"github.com/monkeyllm/vine/ext/worker"
+	"github.com/monkeyllm/vine/gardener"
 )
 
 // The test binary is also the extension under test: started with
@@ -51,7 +53,8 @@ var testManifest = ext.Manifest{
 			{Name: "x_testext_crash"}, {Name: "x_testext_flood"}, {Name: "x_testext_big"},
 			{Name: "x_testext_peek"}, {Name: "x_testext_env"}, {Name: "x_testext_fail"},
 		},
-		Ranking: []ext.HandlerSpec{{Name: "slow"}},
+		Ranking:  []ext.HandlerSpec{{Name: "slow"}},
+		Curation: []ext.HandlerSpec{{Name: "tagger"}, {Name: "broken"}},
 	},
 }
 
@@ -105,6 +108,20 @@ func (testExt) Register(api *ext.API) error {
 		}),
 		api.Tool("x_testext_fail", func(ctx context.Context, args json.RawMessage) (any, error) {
 			return nil, errors.New("the recipe is missing its oven temperature")
+		}),
+		api.Curation("tagger", func(ctx context.Context, draft json.RawMessage) (json.RawMessage, error) {
+			var d map[string]any
+			if err := json.Unmarshal(draft, &d); err != nil {
+				return nil, err
+			}
+			tags, _ := d["tags"].([]any)
+			d["tags"] = append(tags, "curated")
+			d["id"] = "elsewhere/hijacked" // what a hook may not change is restored
+			d["summary"] = fmt.Sprintf("A recipe of %d bytes, summarised by an extension.", len(d["body"].(string)))
+			return json.Marshal(d)
+		}),
+		api.Curation("broken", func(ctx context.Context, draft json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("the oven is cold")
 		}),
 		api.Ranking("slow", func(ctx context.Context, q string, rs []ext.Ranked) ([]string, error) {
 			time.Sleep(time.Hour)
@@ -314,4 +331,33 @@ func TestPoolLoadsATreeOnce(t *testing.T) {
 	pool.Retire(map[string]bool{tree: true})
 	assert.Same(t, a, pool.Worker(tree, &m, nil), "kept")
 	assert.NotSame(t, other, pool.Worker(filepath.Dir(tree), &m, nil))
+}
+
+// TestCurationHooks: an extension's curation handler edits new drafts
+// after the host's hooks; what it may not change is restored, and a
+// failing handler is skipped and reported while the batch completes.
+func TestCurationHooks(t *testing.T) {
+	w := newWorker(t, worker.Options{})
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "kb")
+	_, err := vine.Init(ctx, dir, "Kitchen", nil)
+	require.NoError(t, err)
+	v, err := vine.Open(ctx, dir, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	src := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(src, "soup.md"), []byte("# Soup\n\nLeek, potato and water, simmered gently.\n"), 0o644))
+	hooks := w.CurateHooks()
+	require.Len(t, hooks, 2)
+	rep, err := gardener.New(v, &gardener.Options{Hooks: hooks}).Adopt(ctx, src, "")
+	require.NoError(t, err)
+	require.Equal(t, []string{"soup"}, rep.Planted)
+	require.Len(t, rep.Errors, 1)
+	assert.Contains(t, rep.Errors[0], "on_curate hook 'ext:testext/broken'")
+	assert.Contains(t, rep.Errors[0], "the oven is cold")
+	look, err := v.Look(ctx, "soup", vine.LookOptions{})
+	require.NoError(t, err)
+	raw, _ := json.Marshal(look)
+	assert.Contains(t, string(raw), "curated")
+	assert.Contains(t, string(raw), "summarised by an extension")
 }

@@ -129,13 +129,14 @@ type ingestRun struct {
 	curator *gardener.ModelCurator // --curate; nil curates without a model
 	rollup  *gardener.RollupReport
 	exts    []gardener.Converter // converters of the extensions the forest enables
+	hooks   []gardener.NamedHook // and their curation handlers
 	extStop func()
 }
 
 // withExtensions starts the extensions the forest enables, so their
 // converters claim files before the built-ins (spec 11 §3).
 func (r *ingestRun) withExtensions(ctx context.Context, c *cli.Command) {
-	r.exts, r.extStop = forestExtensions(ctx, c, r.e, r.v)
+	r.exts, r.hooks, r.extStop = forestExtensions(ctx, c, r.e, r.v)
 }
 
 func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*ingestRun, error) {
@@ -153,7 +154,7 @@ func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*inges
 }
 
 func (r *ingestRun) options() *gardener.Options {
-	opt := &gardener.Options{Progress: func(p vine.Progress) { r.bar.update(p) }, Converters: r.exts}
+	opt := &gardener.Options{Progress: func(p vine.Progress) { r.bar.update(p) }, Converters: r.exts, Hooks: r.hooks}
 	if r.curator != nil {
 		opt.Curator = r.curator
 	}

@@ -455,22 +455,23 @@ func installedExtensionIDs(c *cli.Command) func() []string {
 
 // forestExtensions starts the workers of the extensions the forest v
 // enables and this host has installed, in install order, and returns
-// their converters for the Gardener with a function that stops them.
+// their converters and curation hooks for the Gardener with a function
+// that stops them.
 // An extension that cannot be read is named on stderr and skipped: one
 // broken extension never stops an ingest.
-func forestExtensions(ctx context.Context, c *cli.Command, e env, v *vine.Vine) ([]gardener.Converter, func()) {
+func forestExtensions(ctx context.Context, c *cli.Command, e env, v *vine.Vine) ([]gardener.Converter, []gardener.NamedHook, func()) {
 	none := func() {}
 	en, err := v.Extensions()
 	if err != nil || len(en.Enabled()) == 0 {
-		return nil, none
+		return nil, nil, none
 	}
 	dir := extHomeDir(c)
 	if _, err := os.Stat(filepath.Join(dir, "installed.json")); err != nil {
-		return nil, none
+		return nil, nil, none
 	}
 	h, err := install.Open(dir)
 	if err != nil {
-		return nil, none
+		return nil, nil, none
 	}
 	wopt, err := extWorkerOptions()
 	if err != nil {
@@ -483,10 +484,12 @@ func forestExtensions(ctx context.Context, c *cli.Command, e env, v *vine.Vine) 
 		fmt.Fprintf(e.stderr, "vine %s: %v\n", c.Name, f.Err)
 	}
 	var convs []gardener.Converter
+	var hooks []gardener.NamedHook
 	for _, w := range workers {
 		for _, conv := range w.Converters() {
 			convs = append(convs, gardener.ExtensionConverter(w.ID(), conv))
 		}
+		hooks = append(hooks, w.CurateHooks()...)
 	}
-	return convs, pool.Close
+	return convs, hooks, pool.Close
 }
