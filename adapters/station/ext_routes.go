@@ -14,6 +14,7 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/ext"
 	"github.com/monkeyllm/vine/ext/authoring"
@@ -156,4 +157,46 @@ func (h extHost) Complete(context.Context, ext.Call, string, json.RawMessage) (j
 
 func (h extHost) Transcribe(context.Context, ext.Call, string, string, json.RawMessage) (json.RawMessage, error) {
 	return nil, &vine.Error{Code: vine.ESchema, Message: "model calls from extensions are not served by this Station yet"}
+}
+
+// extTools serves the tools extensions contribute over MCP (mcp.ExtTools):
+// published on the forests that enable their extension, so a key sees
+// the union over the forests it reaches.
+type extTools struct{ s *Server }
+
+func (t extTools) Menu(ctx context.Context, who *keys.Principal) []mcp.ExtTool {
+	seen := map[string]bool{}
+	var out []mcp.ExtTool
+	for _, f := range t.s.forestIDs() {
+		if _, _, err := t.s.api.Grant(who, f); err != nil {
+			continue
+		}
+		for _, w := range t.s.loadFor(f) {
+			for _, h := range w.Manifest().Contributes.Tools {
+				if !seen[h.Name] {
+					seen[h.Name] = true
+					out = append(out, mcp.ExtTool{Name: h.Name, Description: h.Description + " (extension " + w.ID() + "; pass forest and args)"})
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b mcp.ExtTool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (t extTools) Call(ctx context.Context, who *keys.Principal, tool, forestID string, args json.RawMessage) (json.RawMessage, bool, error) {
+	if _, _, err := t.s.api.Grant(who, forestID); err != nil {
+		return nil, false, nil
+	}
+	for _, w := range t.s.loadFor(forestID) {
+		for _, h := range w.Manifest().Contributes.Tools {
+			if h.Name != tool {
+				continue
+			}
+			call := ext.Call{Forest: forestID, Principal: who.Name, Auth: who}
+			out, err := w.Call(ext.WithCall(ctx, call), call, ext.SeamTools, h.HandlerName(), map[string]any{"args": args})
+			return out, true, err
+		}
+	}
+	return nil, false, nil
 }

@@ -3,6 +3,7 @@
 package station
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -222,6 +224,47 @@ func TestExtensionRoute(t *testing.T) {
 	assert.Contains(t, ran.body, `"coverage"`)
 	assert.Equal(t, http.StatusNotFound, ts.call("POST", "/v1/admin/extensions/jobs", owner, map[string]any{"forest": "second", "job": "census"}).status)
 	assert.Equal(t, http.StatusForbidden, ts.call("POST", "/v1/admin/extensions/jobs", rita, map[string]any{"forest": forestID, "job": "census"}).status)
+
+	// F.180: MCP shows each key the tools of the forests it reaches that
+	// enable them; any other call reads as an unknown tool, byte for byte.
+	q := ts.call("POST", "/v1/admin/people", owner, map[string]any{"principal": "quinn", "issue_key": true,
+		"grant": map[string]any{"forest": "second", "caps": []string{"read"}}})
+	require.Equal(t, http.StatusOK, q.status, q.body)
+	ctx := context.Background()
+	session := func(key string) *sdk.ClientSession {
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "ext-tools", Version: "1"}, nil).Connect(ctx,
+			&sdk.StreamableClientTransport{Endpoint: ts.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(key)}}, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	names := func(cs *sdk.ClientSession) []string {
+		list, err := cs.ListTools(ctx, nil)
+		require.NoError(t, err)
+		var out []string
+		for _, tool := range list.Tools {
+			out = append(out, tool.Name)
+		}
+		return out
+	}
+	ritaMCP, quinnMCP := session(rita), session(q.str("api_key"))
+	assert.Contains(t, names(ritaMCP), "x_peek_echo", "rita reaches a forest that enables it")
+	assert.NotContains(t, names(quinnMCP), "x_peek_echo", "quinn reaches only a forest that does not")
+	call := func(cs *sdk.ClientSession, tool, f string) *sdk.CallToolResult {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"forest": f, "args": map[string]any{"n": 1}}})
+		require.NoError(t, err)
+		return res
+	}
+	ok := call(ritaMCP, "x_peek_echo", forestID)
+	require.False(t, ok.IsError, ok.Content[0].(*sdk.TextContent).Text)
+	assert.Contains(t, ok.Content[0].(*sdk.TextContent).Text, `"forest":"`+forestID+`"`)
+	text := func(r *sdk.CallToolResult) string { return r.Content[0].(*sdk.TextContent).Text }
+	unknown := text(call(quinnMCP, "x_peek_nosuch", "second"))
+	assert.Contains(t, unknown, "E_NOT_FOUND")
+	assert.Equal(t, unknown, strings.ReplaceAll(text(call(quinnMCP, "x_peek_echo", "second")), "x_peek_echo", "x_peek_nosuch"),
+		"a forest that does not enable it answers as an unknown tool")
+	assert.Equal(t, unknown, strings.ReplaceAll(text(call(quinnMCP, "x_peek_echo", forestID)), "x_peek_echo", "x_peek_nosuch"),
+		"an unreached forest answers as an unknown tool")
 }
 
 // TestAuthoring is F.204: open to anyone signed in, generated, never an

@@ -247,6 +247,9 @@ func (s *Server) build() {
 	s.api = rest.New(s.forests, ropts)
 	mopts := &mcp.Options{Version: s.opt.Version, AllowedHosts: s.opt.AllowedHosts,
 		Logger: s.log, Keys: s.reg, Recorder: s.audit}
+	if s.exts != nil {
+		mopts.Extensions = extTools{s}
+	}
 	if s.opt.Writable {
 		mopts.Ingest = &mcp.IngestOptions{Batches: batches, GardenerFor: s.gardenerFor}
 	}

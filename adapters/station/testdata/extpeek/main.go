@@ -43,6 +43,9 @@ func (peek) Register(api *ext.API) error {
 			seen = append(seen, e.Forest+" "+e.Event)
 			return nil
 		}),
+		api.Tool("x_peek_echo", func(ctx context.Context, args json.RawMessage) (any, error) {
+			return map[string]any{"forest": ext.CallOf(ctx).Forest, "args": args}, nil
+		}),
 		api.Job("census", func(ctx context.Context, forest string) (any, error) {
 			out, err := api.Vine(ctx, "coverage", map[string]any{})
 			if err != nil {
