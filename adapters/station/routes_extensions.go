@@ -314,6 +314,12 @@ func (s *Server) extEnablement(c adminCall) {
 		s.api.Refuse(c.w, op, &vine.Error{Code: vine.ESchema, Message: err.Error()})
 		return
 	}
+	if s.opt.Extensions != nil {
+		if err := s.opt.Extensions.CheckEnablement(en); err != nil {
+			s.api.Refuse(c.w, op, err)
+			return
+		}
+	}
 	installed := s.installedIDs()
 	absent := []string{}
 	for _, id := range en.IDs() {
@@ -463,6 +469,10 @@ func (s *Server) loadFor(forestID string) []*worker.Worker {
 	}
 	en, err := s.forestEnablement(forestID)
 	if err != nil || len(en.Enabled()) == 0 {
+		return nil
+	}
+	if err := s.opt.Extensions.CheckEnablement(en); err != nil {
+		s.log.Warn("station: a forest's extension file is refused", "forest", forestID, "err", err)
 		return nil
 	}
 	workers, failed := s.opt.Extensions.Load(s.exts, en.Enabled())

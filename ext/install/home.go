@@ -58,6 +58,8 @@ type Record struct {
 	// Tree is the sha256 of the installed tree: it lives in
 	// <home>/<id>/trees/<Tree>/.
 	Tree string `json:"tree"`
+	// Kit is the conformance kit's result at install.
+	Kit *KitResult `json:"kit,omitempty"`
 }
 
 // Home is an install home: a directory owned by one host, never a

@@ -160,7 +160,7 @@ func (h *Home) Install(ctx context.Context, source string, opt Options) (*Result
 	}
 	rec := Record{ID: p.ID, Version: p.Version, Description: m.Description, Tier: p.Tier, Source: p.Source, Kind: p.Kind,
 		InstalledAt: now().UTC().Truncate(time.Second), License: p.License, Revision: p.Revision, Tracking: p.Tracking,
-		Reason: p.Reason, Acknowledged: opt.Acknowledge, Permissions: p.Permissions, Tree: hash}
+		Reason: p.Reason, Acknowledged: opt.Acknowledge, Permissions: p.Permissions, Tree: hash, Kit: p.Kit}
 	h.mu.Lock()
 	err = h.put(rec)
 	h.mu.Unlock()

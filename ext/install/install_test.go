@@ -21,6 +21,7 @@ import (
 
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/ext/install"
+	"github.com/monkeyllm/vine/forest"
 )
 
 var (
@@ -323,4 +324,30 @@ func TestParseSource(t *testing.T) {
 	}
 	_, err := install.ParseSource(filepath.Join(dir, "missing"))
 	assert.Error(t, err)
+}
+
+// TestSecretInAForestFileIsRefused is F.188.
+func TestSecretInAForestFileIsRefused(t *testing.T) {
+	tree := orgTree(t)
+	m, err := os.ReadFile(filepath.Join(tree, "manifest.json"))
+	require.NoError(t, err)
+	withSecret := strings.Replace(string(m), `"config": {`, `"config": {"token": {"type": "string", "secret": true},`, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "manifest.json"), []byte(withSecret), 0o644))
+	home, err := install.Open(t.TempDir())
+	require.NoError(t, err)
+	opt := kitOptions()
+	opt.Acknowledge = true
+	_, err = home.Install(context.Background(), tree, opt)
+	require.NoError(t, err)
+
+	clean, err := forest.ParseEnablement([]byte("extensions:\n  org:\n    enabled: true\n    config:\n      keep_todo: true\n"))
+	require.NoError(t, err)
+	assert.NoError(t, home.CheckEnablement(clean))
+	leaky, err := forest.ParseEnablement([]byte("extensions:\n  org:\n    config:\n      token: sk-123\n"))
+	require.NoError(t, err)
+	err = home.CheckEnablement(leaky)
+	var e *envelope.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, envelope.Schema, e.Code)
+	assert.Contains(t, e.Message, "org.token")
 }

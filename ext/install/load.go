@@ -3,10 +3,13 @@
 package install
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/ext/worker"
+	"github.com/monkeyllm/vine/forest"
 )
 
 // LoadError is an extension that could not be loaded, named with its
@@ -47,4 +50,37 @@ func (h *Home) Load(pool *worker.Pool, ids []string) ([]*worker.Worker, []LoadEr
 		out = append(out, pool.Worker(h.Tree(r), m, func() map[string]any { cfg, _ := h.Config(id); return cfg }))
 	}
 	return out, errs
+}
+
+// CheckEnablement refuses a forest's _meta/extensions.yaml that carries
+// a setting an installed extension declares secret: a secret must never
+// sit in a versioned file (F.188). The refusal names every such field.
+func (h *Home) CheckEnablement(en *forest.Enablement) error {
+	var bad []string
+	for _, id := range en.IDs() {
+		cfg := en.Extensions[id].Config
+		if len(cfg) == 0 {
+			continue
+		}
+		rec, ok, err := h.Get(id)
+		if err != nil || !ok {
+			continue
+		}
+		m, err := h.Manifest(rec)
+		if err != nil {
+			continue
+		}
+		for key := range cfg {
+			if f, declared := m.Config[key]; declared && f.Secret {
+				bad = append(bad, id+"."+key)
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	return envelope.New(envelope.Schema, fmt.Sprintf("%s carries secret settings: %s", forest.ExtensionsFile, strings.Join(bad, ", ")),
+		"remove them from the file (and its history) and set them on the host: vine ext config, or the Station's extension settings").
+		With("fields", bad)
 }

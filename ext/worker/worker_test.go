@@ -361,3 +361,66 @@ func TestCurationHooks(t *testing.T) {
 	assert.Contains(t, string(raw), "curated")
 	assert.Contains(t, string(raw), "summarised by an extension")
 }
+
+// TestFitsNamesTheMismatch is F.202: a handler reading a parameter its
+// seam does not pass fails naming seam, parameter and what is passed; a
+// catch-all excuses nothing; an omitted parameter and one with a
+// default pass.
+func TestFitsNamesTheMismatch(t *testing.T) {
+	tests := []struct {
+		name   string
+		d      worker.Declared
+		wantOK bool
+		says   []string
+	}{
+		{"all passed", worker.Declared{Seam: ext.SeamEvents, Name: "h", Params: []worker.Param{{Name: "event"}, {Name: "forest"}}}, true, nil},
+		{"omitted ones are fine", worker.Declared{Seam: ext.SeamEvents, Name: "h", Params: []worker.Param{{Name: "event"}}}, true, nil},
+		{"a typo", worker.Declared{Seam: ext.SeamEvents, Name: "h", Params: []worker.Param{{Name: "event"}, {Name: "forrest"}}}, false,
+			[]string{"events", `"forrest"`, "forest"}},
+		{"a typo with a default", worker.Declared{Seam: ext.SeamEvents, Name: "h", Params: []worker.Param{{Name: "forrest", Optional: true}}}, true, nil},
+		{"a catch-all excuses nothing", worker.Declared{Seam: ext.SeamEvents, Name: "h", Params: []worker.Param{{Name: "forrest"}, {Name: "**rest"}}}, false,
+			[]string{`"forrest"`}},
+		{"not a seam", worker.Declared{Seam: ext.SeamPanel, Name: "h"}, false, []string{"panel"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := worker.Fits(tc.d)
+			if tc.wantOK {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, s := range tc.says {
+				assert.Contains(t, err.Error(), s)
+			}
+		})
+	}
+}
+
+// TestFailingConverterFallsBack is F.183: an extension converter that
+// fails hands the file to the next claimant, the batch completes, and
+// the report names the extension.
+func TestFailingConverterFallsBack(t *testing.T) {
+	m := testManifest
+	m.Contributes.Converters = append(m.Contributes.Converters, ext.ConverterSpec{Extensions: []string{".md"}, Handler: "hang"})
+	w := worker.New(install(t), &m, worker.Options{Env: []string{"VINE_EXT_TEST_ROLE=extension"}, Timeout: time.Second})
+	defer w.Close()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "kb")
+	_, err := vine.Init(ctx, dir, "Kitchen", nil)
+	require.NoError(t, err)
+	v, err := vine.Open(ctx, dir, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	src := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(src, "soup.md"), []byte("# Soup\n\nLeek and potato.\n"), 0o644))
+	var convs []gardener.Converter
+	for _, c := range w.Converters() {
+		convs = append(convs, gardener.ExtensionConverter(w.ID(), c))
+	}
+	rep, err := gardener.New(v, &gardener.Options{Converters: convs}).Adopt(ctx, src, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"soup"}, rep.Planted, "the built-in markdown converter took over")
+	require.NotEmpty(t, rep.Errors)
+	assert.Contains(t, strings.Join(rep.Errors, "\n"), "ext:testext")
+}

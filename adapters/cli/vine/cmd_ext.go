@@ -248,7 +248,7 @@ func printExtList(w io.Writer, list []install.Record) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tVERSION\tTIER\tSOURCE\tREVISION")
+	fmt.Fprintln(tw, "ID\tVERSION\tTIER\tKIT\tSOURCE\tREVISION")
 	for _, r := range list {
 		rev := r.Revision
 		if len(rev) > 12 {
@@ -257,7 +257,14 @@ func printExtList(w io.Writer, list []install.Record) {
 		if r.Tracking != "" {
 			rev = "tracking " + r.Tracking + " @" + rev
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Version, r.Tier, r.Source, rev)
+		kit := "-"
+		if r.Kit != nil {
+			kit = fmt.Sprintf("ok (%d checks)", len(r.Kit.Checks))
+			if !r.Kit.OK {
+				kit = "failed: " + strings.Join(r.Kit.Failed, ",")
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Version, r.Tier, kit, r.Source, rev)
 	}
 	tw.Flush()
 }

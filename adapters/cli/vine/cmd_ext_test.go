@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,4 +85,50 @@ func TestExtensionOnAnEngineOnlyHost(t *testing.T) {
 	code, out, _ = runCLI(t, "", "ext", "quarantine", "--home", home)
 	require.Equal(t, exitOK, code)
 	assert.True(t, strings.Contains(out, "{}") || strings.Contains(out, "org"), out)
+}
+
+// TestExtensionFromAGitTag: installed from a local repository at a tag,
+// vine ext list shows the tier, the commit and the kit; a branch is
+// tracked and unverified.
+func TestExtensionFromAGitTag(t *testing.T) {
+	tree := orgExtensionTree(t)
+	repoDir := t.TempDir()
+	repo, err := git.PlainInit(repoDir, false)
+	require.NoError(t, err)
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	for _, f := range []string{"manifest.json", "LICENSE", "main"} {
+		data, err := os.ReadFile(filepath.Join(tree, f))
+		require.NoError(t, err)
+		mode := os.FileMode(0o644)
+		if f == "main" {
+			mode = 0o755
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(repoDir, f), data, mode))
+		_, err = wt.Add(f)
+		require.NoError(t, err)
+	}
+	sig := &object.Signature{Name: "Ada", Email: "ada@example.com", When: time.Now()}
+	commit, err := wt.Commit("org 0.1.0", &git.CommitOptions{Author: sig})
+	require.NoError(t, err)
+	_, err = repo.CreateTag("v0.1.0", commit, &git.CreateTagOptions{Tagger: sig, Message: "v0.1.0"})
+	require.NoError(t, err)
+	head, err := repo.Head()
+	require.NoError(t, err)
+
+	home := filepath.Join(t.TempDir(), "home")
+	code, out, errOut := runCLI(t, "", "ext", "install", repoDir+"@v0.1.0", "--home", home, "--acknowledge")
+	require.Equal(t, exitOK, code, out+errOut)
+	code, out, _ = runCLI(t, "", "ext", "list", "--home", home)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "unverified")
+	assert.Contains(t, out, commit.String()[:12], "the sha, not the tag")
+	assert.Contains(t, out, "ok (")
+
+	code, out, errOut = runCLI(t, "", "ext", "install", repoDir+"#"+head.Name().Short(), "--home", home, "--acknowledge", "--json")
+	require.Equal(t, exitOK, code, out+errOut)
+	assert.Contains(t, out, `"tracking":"`+head.Name().Short()+`"`)
+	assert.Contains(t, out, `"tier":"unverified"`)
+	code, out, _ = runCLI(t, "", "ext", "list", "--home", home)
+	assert.Contains(t, out, "tracking "+head.Name().Short())
 }
