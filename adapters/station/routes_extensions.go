@@ -64,6 +64,14 @@ type extEntry struct {
 	Revision       string           `json:"revision,omitempty"`
 	Reason         string           `json:"reason,omitempty"`
 	Permissions    *ext.Permissions `json:"permissions,omitempty"`
+	// Unserved names contributions this host validated but does not
+	// serve: inert and named, never an error (F.190).
+	Unserved []unserved `json:"unserved"`
+}
+
+type unserved struct {
+	Surface string `json:"surface"`
+	Note    string `json:"note"`
 }
 
 func (s *Server) governs(c adminCall) (bool, error) {
@@ -99,7 +107,7 @@ func (s *Server) listExtensions(c adminCall) {
 
 func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 	e := extEntry{ID: r.ID, Version: r.Version, Description: r.Description, Tier: r.Tier, Tracking: r.Tracking,
-		Formats: []string{}, RegistersRoles: []ext.RoleSpec{}, Contributes: map[string]int{}, License: r.License,
+		Formats: []string{}, RegistersRoles: []ext.RoleSpec{}, Contributes: map[string]int{}, License: r.License, Unserved: []unserved{},
 		InstalledAt: r.InstalledAt.Format("2006-01-02T15:04:05Z")}
 	if m, err := s.opt.Extensions.Manifest(r); err == nil {
 		for _, cv := range m.Contributes.Converters {
@@ -112,6 +120,12 @@ func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 			e.Contributes[string(seam)] = len(hs)
 		}
 		e.Loaded = s.exts.Worker(s.opt.Extensions.Tree(r), m, nil).Started()
+		if m.Contributes.Panel != "" {
+			e.Unserved = append(e.Unserved, unserved{"panel", "declared (no host surface): the Studio renders no extension panels yet"})
+		}
+		if len(m.Contributes.Prompt) > 0 {
+			e.Unserved = append(e.Unserved, unserved{"prompt", "declared (no host surface): answer does not call prompt contributions yet"})
+		}
 	}
 	if governs {
 		e.Source, e.Revision, e.Reason, e.Permissions = r.Source, r.Revision, r.Reason, r.Permissions

@@ -3,6 +3,8 @@
 package station
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -122,6 +124,51 @@ func TestExtensionsOnTheStation(t *testing.T) {
 	require.Equal(t, http.StatusOK, removed.status, removed.body)
 	after := ts.call("GET", "/v1/admin/extensions/enablement?forest="+forestID, owner, nil)
 	assert.Contains(t, after.body, `"expected_but_absent":["org"]`)
+}
+
+// TestUploadedExtension is F.199: an upload never names a host path, is
+// always unverified and waits for acknowledgement; a declared panel this
+// host cannot render is validated and named, never an error (F.190).
+func TestUploadedExtension(t *testing.T) {
+	tree := orgTree(t)
+	m, err := os.ReadFile(filepath.Join(tree, "manifest.json"))
+	require.NoError(t, err)
+	m = []byte(strings.Replace(string(m), `"contributes": {`, `"contributes": {"panel": "ui/panel.json",`, 1))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "manifest.json"), m, 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(tree, "ui"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "ui", "panel.json"),
+		[]byte(`{"title": "Org", "sections": [{"title": "Headings", "fields": ["keep_todo"]}]}`), 0o644))
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range []string{"manifest.json", "LICENSE", "main", "ui/panel.json"} {
+		data, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(f)))
+		require.NoError(t, err)
+		h := &zip.FileHeader{Name: "org/" + f, Method: zip.Deflate}
+		h.SetMode(0o755)
+		w, err := zw.CreateHeader(h)
+		require.NoError(t, err)
+		_, err = w.Write(data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	home, err := install.Open(filepath.Join(t.TempDir(), "ext-home"))
+	require.NoError(t, err)
+	ts := newTestStation(t, func(o *Options) { o.Extensions = home })
+	owner := ts.owner()
+	upload := map[string]any{"name": "org.zip", "b64": base64.StdEncoding.EncodeToString(buf.Bytes())}
+	r := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "upload": upload})
+	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
+	assert.Contains(t, r.body, `"reason":"unverified"`)
+	r = ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "upload": upload, "acknowledge": true})
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	assert.Equal(t, "unverified", r.str("tier"))
+	list := ts.call("GET", "/v1/admin/extensions", owner, nil)
+	assert.Contains(t, list.body, `"source":"upload:org.zip"`)
+	assert.Contains(t, list.body, `"unserved":[{"surface":"panel"`)
+	entries, _ := os.ReadDir(home.Dir())
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), ".upload"), "the upload's scratch file is gone")
+	}
 }
 
 // TestExtensionsLoaderInert: a Station without an install home lists
