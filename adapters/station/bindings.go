@@ -26,7 +26,7 @@ import (
 // with the forests' bindings, else through Answer.
 func (s *Server) bindAnswer() (*answer.Answerer, error) {
 	if s.opt.AnswerWith != nil {
-		return s.opt.AnswerWith(answer.Options{StoreSettings: s.StoreSettings, ModelFor: s.answerModel})
+		return s.opt.AnswerWith(answer.Options{StoreSettings: s.StoreSettings, ModelFor: s.answerModel, Prompter: s.extPrompter})
 	}
 	return s.opt.Answer(s.StoreSettings)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/rest"
+	"github.com/monkeyllm/vine/answer"
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/ext"
 	"github.com/monkeyllm/vine/ext/install"
@@ -123,9 +124,7 @@ func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 		if m.Contributes.Panel != "" {
 			e.Unserved = append(e.Unserved, unserved{"panel", "declared (no host surface): the Studio renders no extension panels yet"})
 		}
-		if len(m.Contributes.Prompt) > 0 {
-			e.Unserved = append(e.Unserved, unserved{"prompt", "declared (no host surface): answer does not call prompt contributions yet"})
-		}
+
 	}
 	if governs {
 		e.Source, e.Revision, e.Reason, e.Permissions = r.Source, r.Revision, r.Reason, r.Permissions
@@ -508,6 +507,17 @@ func (s *Server) extGardener(forestID string) ([]gardener.Converter, []gardener.
 		hooks = append(hooks, w.CurateHooks()...)
 	}
 	return convs, hooks
+}
+
+// extPrompter is the first prompt contribution among the extensions a
+// forest enables (answer.Options.Prompter), nil for none.
+func (s *Server) extPrompter(_ context.Context, v *vine.Vine) answer.Prompter {
+	for _, w := range s.loadFor(filepath.Base(v.Dir())) {
+		if p := w.Prompter(); p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 // attachRanker gives a forest's instance the first ranking contribution

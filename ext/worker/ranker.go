@@ -41,3 +41,35 @@ func (r *Ranker) Rank(ctx context.Context, query string, items []ext.Ranked) ([]
 	}
 	return ids, nil
 }
+
+// Prompter is an extension's prompt handler as answer's prompt
+// contribution (it satisfies answer.Prompter): the first prompt
+// contribution of the manifest.
+type Prompter struct {
+	w       *Worker
+	handler string
+}
+
+// Prompter is the extension's prompter, nil when it contributes none.
+func (w *Worker) Prompter() *Prompter {
+	if len(w.man.Contributes.Prompt) == 0 {
+		return nil
+	}
+	return &Prompter{w: w, handler: w.man.Contributes.Prompt[0].HandlerName()}
+}
+
+// Name is "ext:<id>".
+func (p *Prompter) Name() string { return "ext:" + p.w.man.ID }
+
+// Prompt asks the extension what to append to the system message.
+func (p *Prompter) Prompt(ctx context.Context, mode, question, system string) (string, error) {
+	raw, err := p.w.Call(ctx, ext.CallOf(ctx), ext.SeamPrompt, p.handler, map[string]any{"mode": mode, "question": question, "system": system})
+	if err != nil {
+		return "", err
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return "", p.w.failure(envelope.ExtWorker, "prompt handler "+p.handler+" did not answer text", "")
+	}
+	return text, nil
+}
