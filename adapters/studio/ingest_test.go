@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package studio_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// heldModel is a vision endpoint that answers only once released, so an
+// image in a batch holds its job at the convert step for as long as the
+// test needs: the pill is tested on a job that really runs.
+func heldModel(t *testing.T) (url string, release func()) {
+	gate := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0,
+			"message": map[string]any{"role": "assistant", "content": "A chart of the harbour tides."}, "finish_reason": "stop"}}})
+	}))
+	released := false
+	release = func() {
+		if !released {
+			released = true
+			close(gate)
+		}
+	}
+	t.Cleanup(func() { release(); srv.Close() })
+	return srv.URL + "/v1", release
+}
+
+// ingestConsole walks 10 §6.8 and §7: an upload of two files, one
+// refused in the browser, followed to its report and found by locate;
+// a composed document reviewed then published; a batch held at the
+// model showing the pill on another console with a second batch queued
+// behind it, which fires when the first ends; and a key without ingest,
+// which never meets the console.
+func ingestConsole(t *testing.T, ctx context.Context, base string) {
+	var login struct{ Key string }
+	post(t, base, "/v1/auth/login", "", map[string]string{"username": owner, "password": ownerPwd}, &login)
+	signIn(t, ctx, base, login.Key)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "harbour-lights.md")
+	require.NoError(t, os.WriteFile(note, []byte("# Harbour lights\n\nThe green light on the north mole blinks every four seconds; pilots call it the lantern of Itajubá.\n"), 0o644))
+	odd := filepath.Join(dir, "sonar.xyz")
+	require.NoError(t, os.WriteFile(odd, []byte("ping"), 0o644))
+	big := filepath.Join(dir, "survey.md")
+	require.NoError(t, os.WriteFile(big, nil, 0o644))
+	require.NoError(t, os.Truncate(big, 26<<20)) // sparse: refused before it is read
+
+	// Upload: two files accepted or refused by the browser with a reason.
+	choose := func(files ...string) chromedp.Action[chromedp.Void] {
+		return chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), files)
+	}
+	setDest := js(`(() => { const s = document.querySelector('select[name="dest"]'); s.value = 'operations/_index'; s.dispatchEvent(new Event('change')); })()`)
+	do(t, ctx, "ingest-upload", click(`nav a[data-console="ingest"]`), waitFor(`document.querySelector('form.upload select[name="dest"] option[value="operations/_index"]')`),
+		choose(note, odd, big), waitFor(`document.querySelector('[data-file="harbour-lights.md"]') && document.querySelectorAll('[data-skipped]').length === 2`), setDest)
+	assert.Contains(t, text(t, ctx, `[data-skipped="sonar.xyz"]`), "cannot ingest .xyz")
+	assert.Contains(t, text(t, ctx, `[data-skipped="survey.md"]`), "over the 25 MB limit")
+	assert.Equal(t, "/f/"+forestID+"/ingest", location(t, ctx))
+	themed(t, ctx, "ingest-upload")
+
+	// The job card follows the batch to its report, named in the address.
+	do(t, ctx, "ingest-report", click(`form.upload button[type="submit"]`),
+		waitFor(`location.search.startsWith('?job=') && document.querySelector('[data-job-state="done"]')`))
+	assert.Equal(t, "1", text(t, ctx, `[data-count="planted"]`), text(t, ctx, ".job"))
+	planted := text(t, ctx, `.report-list a.node-link`)
+	assert.Equal(t, "operations/harbour-lights", planted)
+	themed(t, ctx, "ingest-report")
+	var found struct{ Results []struct{ ID string } }
+	post(t, base, "/v1/forests/"+forestID+"/locate", login.Key, map[string]any{"query": "harbour lights lantern"}, &found)
+	var ids []string
+	for _, r := range found.Results {
+		ids = append(ids, r.ID)
+	}
+	assert.Contains(t, ids, planted, "locate finds the uploaded node")
+
+	// Closing the report takes the job out of the address.
+	do(t, ctx, "ingest-close", click(`button.job-close`), waitFor(`!location.search.includes('job=') && !document.querySelector('.job')`))
+
+	// Compose: review stages a draft (nothing written), publish plants it.
+	do(t, ctx, "ingest-compose", click(`button[data-mode="compose"]`), waitFor(`location.search === '?mode=compose' && document.querySelector('form.compose select option[value="operations/_index"]')`),
+		input(`form.compose input[name="title"]`, "Mooring rules"),
+		input(`form.compose textarea[name="text"]`, "Boats moor bow first at the east quay. Lines are doubled when the wind passes thirty knots."),
+		setDest, click(`form.compose button[type="submit"]`), waitFor(`document.querySelector('[data-draft]')`))
+	assert.Equal(t, "operations/mooring-rules", attr(t, ctx, "[data-draft]", "data-draft"))
+	assert.Contains(t, text(t, ctx, "[data-tokens]"), "of 60 tokens")
+	assert.Equal(t, http.StatusNotFound, status(t, "POST", base+"/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": "operations/mooring-rules"}), "review writes nothing")
+	themedAt(t, ctx, "ingest-compose", "[data-draft]")
+	do(t, ctx, "ingest-publish", js(`(() => { const s = document.querySelector('[data-draft] textarea[name="summary"]'); s.value = 'Mooring at the east quay: bow first, doubled lines in strong wind.'; s.dispatchEvent(new Event('input')); })()`),
+		click(`button.publish`), waitFor(`document.querySelector('[data-published] a.node-link')`))
+	var looked struct{ Summary string }
+	post(t, base, "/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": "operations/mooring-rules"}, &looked)
+	assert.Equal(t, "Mooring at the east quay: bow first, doubled lines in strong wind.", looked.Summary, "the reviewed summary is planted")
+
+	// The pill: an image held at the model keeps a job running; a second
+	// batch queued behind it waits in the tab; on another console the
+	// pill shows both, and the queue fires once the first job ends.
+	pillAndQueue(t, ctx, base, login.Key, note)
+	withoutIngest(t, ctx, base, login.Key)
+}
+
+func pillAndQueue(t *testing.T, ctx context.Context, base, key, note string) {
+	url, release := heldModel(t)
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/providers", key, map[string]any{"name": "held", "endpoint": url}))
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", key, map[string]any{"forest": forestID, "role": "vision", "provider": "held", "model": "vl"}))
+	t.Cleanup(func() {
+		status(t, "POST", base+"/v1/admin/models", key, map[string]any{"forest": forestID, "role": "vision", "remove": true})
+	})
+	chart := filepath.Join(t.TempDir(), "tide-chart.png")
+	require.NoError(t, os.WriteFile(chart, []byte("\x89PNG\r\n\x1a\nchart"), 0o644))
+	do(t, ctx, "ingest-held", chromedp.Navigate(base+"/f/"+forestID+"/ingest"), waitFor(`document.querySelector('form.upload select option[value="operations/_index"]')`),
+		chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), []string{chart}), waitFor(`document.querySelector('[data-file="tide-chart.png"]')`),
+		click(`form.upload button[type="submit"]`), waitFor(`document.querySelector('[data-job-state="running"] .stages [aria-current="step"]')`))
+	assert.Contains(t, text(t, ctx, ".job"), "tide-chart.png", "the current file is named")
+	do(t, ctx, "ingest-queue", chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), []string{note}),
+		waitFor(`document.querySelector('form.upload button[type="submit"]').textContent.includes('waits')`),
+		click(`form.upload button[type="submit"]`), waitFor(`document.querySelector('[data-queue="1"]')`))
+
+	do(t, ctx, "ingest-pill", click(`nav a[data-console="read"]`), waitFor(`document.querySelector('.job-pill .pill-toggle [data-queued="1"]')`))
+	assert.Contains(t, text(t, ctx, ".job-pill .pill-toggle"), "0%")
+	do(t, ctx, "ingest-pill-open", click(`.job-pill .pill-toggle`), waitFor(`document.querySelector('.job-pill .pill-panel button.pill-cancel')`))
+	assert.Contains(t, text(t, ctx, ".job-pill .pill-panel"), "tide-chart.png")
+	assert.Contains(t, attr(t, ctx, ".job-pill a.pill-open", "href"), "/f/"+forestID+"/ingest?job=")
+	assert.Contains(t, location(t, ctx), "/read", "the pill never navigates")
+	themed(t, ctx, "ingest-pill")
+
+	// The held job ends; the queued batch fires, runs and leaves no pill.
+	release()
+	do(t, ctx, "ingest-drained", waitFor(`!document.querySelector('.job-pill .pill-toggle')`))
+	var jobs struct {
+		Jobs []struct{ Mode, State string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(getJSON(t, base+"/v1/forests/"+forestID+"/jobs", key)), &jobs))
+	require.GreaterOrEqual(t, len(jobs.Jobs), 3)
+	for _, j := range jobs.Jobs[:2] {
+		assert.Equal(t, "done", j.State, "the held job and the queued one both finished")
+	}
+}
+
+// themedAt is themed with sel scrolled into view instead of the top.
+func themedAt(t *testing.T, ctx context.Context, name, sel string) {
+	t.Helper()
+	for i, theme := range []string{"light", "dark"} {
+		require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = '`+theme+`';
+			document.querySelectorAll('.rail .prefs button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === `+strconv.Itoa(i)+`)));
+			document.querySelector(`+jsString(sel)+`).scrollIntoView({block: 'end'})`)))
+		shoot(t, ctx, name)
+		axe(t, ctx, name+" "+theme)
+	}
+	require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = 'light';
+		document.querySelectorAll('.rail .prefs button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === 0)))`)))
+}
+
+// getJSON reads a route with the key.
+func getJSON(t *testing.T, url, key string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var raw json.RawMessage
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&raw))
+	require.Equal(t, http.StatusOK, res.StatusCode, string(raw))
+	return string(raw)
+}
+
+// withoutIngest: a key without ingest finds no Ingest in the menu and
+// no pill; an address naming the console lands elsewhere (10 §2), the
+// console's own guard shows the needs-capability card, and the routes
+// refuse anyway.
+func withoutIngest(t *testing.T, ctx context.Context, base, ownerKey string) {
+	var person struct {
+		APIKey string `json:"api_key"`
+	}
+	post(t, base, "/v1/admin/people", ownerKey, map[string]any{"principal": "rui", "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"read", "query"}}}, &person)
+	require.NotEmpty(t, person.APIKey)
+	assert.Equal(t, http.StatusForbidden, status(t, "GET", base+"/v1/forests/"+forestID+"/ingest", person.APIKey, nil))
+	assert.Equal(t, http.StatusForbidden, status(t, "GET", base+"/v1/forests/"+forestID+"/jobs", person.APIKey, nil))
+
+	do(t, ctx, "ingest-forbidden", click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`),
+		chromedp.Navigate(base+"/f/"+forestID+"/ingest"), waitFor(`document.querySelector('nav a[data-console]') && !document.querySelector('main .spinner')`))
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="ingest"]').length`), "absent from the menu")
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('.job-pill').length`), "no pill without ingest")
+	assert.NotContains(t, location(t, ctx), "/ingest", "the address is replaced by the landing console")
+	card, err := chromedp.Run(ctx, chromedp.Evaluate[string](`import(new URL('consoles/ingest.js', document.querySelector('script[type="module"]').src).href)
+		.then(m => m.render({ forest: '`+forestID+`', caps: ['read', 'query'], place: { params: {} } }).textContent)`, chromedp.EvalAwaitPromise, chromedp.EvalAsValue))
+	require.NoError(t, err)
+	assert.Contains(t, card, "ingest", "the console's own guard names the capability")
+	assert.Zero(t, eval[int](t, ctx, `performance.getEntriesByType('resource').filter(e => e.name.includes('/v1/') && (e.name.includes('/jobs') || e.name.endsWith('/ingest'))).length`),
+		"the Studio never asked the ingest routes")
+}
