@@ -111,6 +111,7 @@ func ingestConsole(t *testing.T, ctx context.Context, base string) {
 	// batch queued behind it waits in the tab; on another console the
 	// pill shows both, and the queue fires once the first job ends.
 	pillAndQueue(t, ctx, base, login.Key, note)
+	optimizeTab(t, ctx, base)
 	withoutIngest(t, ctx, base, login.Key)
 }
 
@@ -127,29 +128,63 @@ func pillAndQueue(t *testing.T, ctx context.Context, base, key, note string) {
 		chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), []string{chart}), waitFor(`document.querySelector('[data-file="tide-chart.png"]')`),
 		click(`form.upload button[type="submit"]`), waitFor(`document.querySelector('[data-job-state="running"] .stages [aria-current="step"]')`))
 	assert.Contains(t, text(t, ctx, ".job"), "tide-chart.png", "the current file is named")
-	do(t, ctx, "ingest-queue", chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), []string{note}),
+	held := eval[string](t, ctx, `new URLSearchParams(location.search).get('job')`)
+	require.NotEmpty(t, held)
+	themed(t, ctx, "ingest-running")
+
+	// A reload forgets nothing the host knows: entering without ?job=
+	// while a job runs names it again (replace).
+	do(t, ctx, "ingest-rediscover", chromedp.Navigate(base+"/f/"+forestID+"/ingest"),
+		waitFor(`new URLSearchParams(location.search).get('job') === `+jsString(held)+` && document.querySelector('[data-job-state="running"]')`))
+
+	// A second batch while one runs is queued by an explicit act.
+	do(t, ctx, "ingest-queue", waitFor(`document.querySelector('form.upload select option[value="operations/_index"]')`),
+		chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), []string{note}),
 		waitFor(`document.querySelector('form.upload button[type="submit"]').textContent.includes('waits')`),
 		click(`form.upload button[type="submit"]`), waitFor(`document.querySelector('[data-queue="1"]')`))
 
+	// On another console the pill shows the job and the queue; it never navigates.
 	do(t, ctx, "ingest-pill", click(`nav a[data-console="read"]`), waitFor(`document.querySelector('.job-pill .pill-toggle [data-queued="1"]')`))
 	assert.Contains(t, text(t, ctx, ".job-pill .pill-toggle"), "0%")
 	do(t, ctx, "ingest-pill-open", click(`.job-pill .pill-toggle`), waitFor(`document.querySelector('.job-pill .pill-panel button.pill-cancel')`))
 	assert.Contains(t, text(t, ctx, ".job-pill .pill-panel"), "tide-chart.png")
-	assert.Contains(t, attr(t, ctx, ".job-pill a.pill-open", "href"), "/f/"+forestID+"/ingest?job=")
+	assert.Equal(t, "/f/"+forestID+"/ingest?job="+held, attr(t, ctx, ".job-pill a.pill-open", "href"))
 	assert.Contains(t, location(t, ctx), "/read", "the pill never navigates")
 	themed(t, ctx, "ingest-pill")
 
-	// The held job ends; the queued batch fires, runs and leaves no pill.
+	// Cancel is asked once; the awaited job ending cancelled holds the
+	// queue until the operator starts it.
+	do(t, ctx, "ingest-cancel", click(`.job-pill button.pill-cancel`), waitFor(`document.querySelector('.job-pill button.pill-cancel').disabled`))
 	release()
-	do(t, ctx, "ingest-drained", waitFor(`!document.querySelector('.job-pill .pill-toggle')`))
+	do(t, ctx, "ingest-held-queue", waitFor(`document.querySelector('.job-pill .held button.start-next')`))
+	assert.Contains(t, text(t, ctx, ".job-pill .pill-panel"), "cancelled")
+	do(t, ctx, "ingest-drained", click(`.job-pill .held button.start-next`), waitFor(`!document.querySelector('.job-pill .pill-toggle')`))
 	var jobs struct {
-		Jobs []struct{ Mode, State string }
+		Jobs []struct{ ID, Mode, State string }
 	}
 	require.NoError(t, json.Unmarshal([]byte(getJSON(t, base+"/v1/forests/"+forestID+"/jobs", key)), &jobs))
 	require.GreaterOrEqual(t, len(jobs.Jobs), 3)
-	for _, j := range jobs.Jobs[:2] {
-		assert.Equal(t, "done", j.State, "the held job and the queued one both finished")
-	}
+	assert.Equal(t, "done", jobs.Jobs[0].State, "the queued batch ran once started")
+	assert.Equal(t, held, jobs.Jobs[1].ID)
+	assert.Equal(t, "cancelled", jobs.Jobs[1].State)
+
+	// An id the host does not know is said, not guessed.
+	do(t, ctx, "ingest-unknown", chromedp.Navigate(base+"/f/"+forestID+"/ingest?job=ing-00000000"), waitFor(`document.querySelector('[data-job-state="unknown"]')`))
+	assert.Contains(t, text(t, ctx, ".job"), "no longer knows the job")
+}
+
+// optimizeTab: sync is offered only with a recorded source; an admin
+// rebuilds the catalog and re-derives aliases while waiting, and reads
+// the dense layer's state.
+func optimizeTab(t *testing.T, ctx context.Context, base string) {
+	do(t, ctx, "ingest-optimize", chromedp.Navigate(base+"/f/"+forestID+"/ingest?mode=optimize"), waitFor(`document.querySelector('[data-card="sync"] button.sync') && document.querySelector('[data-canopy]')`))
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-card="sync"] button.sync').disabled`), "no source recorded: nothing to refresh")
+	assert.Contains(t, text(t, ctx, `[data-card="sync"]`), "nothing to refresh")
+	do(t, ctx, "ingest-reindex", click(`button.reindex`), waitFor(`document.querySelector('[data-card="reindex"] [data-nodes]')`),
+		click(`button.recurate`), waitFor(`document.querySelector('[data-card="recurate"] [role="status"]:not(.spinner)')`))
+	assert.Regexp(t, `^\d+ nodes indexed`, text(t, ctx, `[data-card="reindex"] [data-nodes]`))
+	assert.True(t, eval[bool](t, ctx, `[...document.querySelectorAll('[data-card="canopy"] button')].every(b => b.disabled)`), "no embedder: the dense layer waits for one")
+	themed(t, ctx, "ingest-optimize")
 }
 
 // themedAt is themed with sel scrolled into view instead of the top.

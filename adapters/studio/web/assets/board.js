@@ -206,6 +206,20 @@ export class Board {
     }
   }
 
+  // settle resolves a job once it no longer runs, watching at the open
+  // cadence meanwhile (someone is waiting on it).
+  settle(id) {
+    return new Promise((ok) => {
+      const release = this.watch(CADENCE.open);
+      const check = () => {
+        const j = this.find(id);
+        if (j && j.state !== 'running') { off(); release(); ok(j); }
+      };
+      const off = this.subscribe(check);
+      check();
+    });
+  }
+
   // cancel asks the host to stop a job, once per job id.
   async cancel(id) {
     if (this.cancelled.has(id)) return;

@@ -81,14 +81,14 @@ function queueCard(b) {
 }
 
 // submitLabel says what pressing submit will do: start now, or wait.
-export function submitLabel(b) {
-  return b.running() || b.queue.length ? t('ingest.submit.queue') : t('ingest.submit.start');
+export function submitLabel(b, start) {
+  return b.running() || b.queue.length ? t('ingest.submit.queue') : start || t('ingest.submit.start');
 }
 
 // submitButton is a batch's submit button whose words follow the board.
-export function submitButton(b, props) {
-  const button = h('button', { type: 'submit', class: 'primary', ...props }, submitLabel(b));
-  follow(b, button, CADENCE.open, () => { button.textContent = submitLabel(b); });
+export function submitButton(b, props, start) {
+  const button = h('button', { type: 'submit', class: 'primary', ...props }, submitLabel(b, start));
+  follow(b, button, CADENCE.open, () => { button.textContent = submitLabel(b, start); });
   return button;
 }
 

@@ -27,7 +27,7 @@ function act(button, out, run) {
 function syncCard(b, status) {
   const out = h('div', { 'aria-live': 'polite' });
   const say = !status.source ? t('ingest.sync.none') : status.can_sync ? t('ingest.sync.source', { source: status.source }) : t('ingest.sync.blocked', { source: status.source });
-  const button = submitButton(b, { type: 'button', class: 'sync', disabled: !status.can_sync });
+  const button = submitButton(b, { type: 'button', class: 'sync', disabled: !status.can_sync }, t('ingest.sync.run'));
   button.addEventListener('click', act(button, out, async () => {
     const r = await send(b, t('ingest.queue.sync'), { mode: 'sync' });
     return r.queued ? h('p', { role: 'status' }, t('ingest.queued')) : null;
@@ -48,13 +48,19 @@ function reindexCard(ctx) {
 // canopyCard shows the dense layer's state and refreshes or builds it.
 function canopyCard(ctx) {
   const state = h('div', { 'aria-live': 'polite' });
-  const show = (s) => h('p', { 'data-canopy': s.state }, t('ingest.canopy.state', { state: s.state, vectors: s.vectors, stale: s.stale }),
-    s.query_model ? h('span', { class: 'meta' }, ' · ', s.query_model) : null);
+  const buttons = [];
+  // Without an embedder both acts would be refused: they wait for one.
+  const show = (s) => {
+    for (const b of buttons) b.disabled = !s.query_model;
+    return h('div', null, h('p', { 'data-canopy': s.state }, t('ingest.canopy.state', { state: s.state, vectors: s.vectors, stale: s.stale }),
+      s.query_model ? h('span', { class: 'meta' }, ' · ', s.query_model) : null),
+    s.query_model ? null : h('p', { class: 'hint' }, t('ingest.canopy.noEmbedder')));
+  };
   const load = async () => mount(state, show((await api('GET', `/v1/admin/canopy?forest=${encodeURIComponent(ctx.forest)}`)).data));
-  load().catch((e) => mount(state, refusal(e)));
   const out = h('div', { 'aria-live': 'polite' });
   const run = (refresh) => {
-    const button = h('button', { type: 'button' }, refresh ? t('ingest.canopy.refresh') : t('ingest.canopy.build'));
+    const button = h('button', { type: 'button', disabled: true }, refresh ? t('ingest.canopy.refresh') : t('ingest.canopy.build'));
+    buttons.push(button);
     button.addEventListener('click', act(button, out, async () => {
       const r = (await api('POST', '/v1/admin/canopy', { forest: ctx.forest, refresh })).data;
       await load();
@@ -62,8 +68,9 @@ function canopyCard(ctx) {
     }));
     return button;
   };
-  return h('div', { class: 'card', 'data-card': 'canopy' }, h('h2', null, t('ingest.canopy.title')), state,
-    h('div', { class: 'row' }, run(true), run(false)), out);
+  const row = h('div', { class: 'row' }, run(true), run(false));
+  load().catch((e) => mount(state, refusal(e)));
+  return h('div', { class: 'card', 'data-card': 'canopy' }, h('h2', null, t('ingest.canopy.title')), state, row, out);
 }
 
 function recurateCard(ctx) {
