@@ -92,19 +92,31 @@ func ingestConsole(t *testing.T, ctx context.Context, base string) {
 	// Closing the report takes the job out of the address.
 	do(t, ctx, "ingest-close", click(`button.job-close`), waitFor(`!location.search.includes('job=') && !document.querySelector('.job')`))
 
+	// New branch: one plant of a branch, then selected as the destination.
+	rules := "operations/harbour-rules/_index"
+	do(t, ctx, "ingest-branch", click(`button[data-mode="compose"]`), waitFor(`location.search === '?mode=compose' && document.querySelector('form.compose select[name="branch-parent"] option[value="operations/_index"]')`),
+		js(`document.querySelector('form.compose details.new-branch').open = true`),
+		js(`(() => { const s = document.querySelector('select[name="branch-parent"]'); s.value = 'operations/_index'; s.dispatchEvent(new Event('change')); })()`),
+		input(`input[name="branch-title"]`, "Harbour rules"), input(`textarea[name="branch-summary"]`, "What boats must do inside the harbour: mooring, lights and speed."),
+		waitFor(`document.querySelector('[data-branch-id]').textContent === `+jsString(rules)),
+		click(`button.plant-branch`), waitFor(`document.querySelector('form.compose select[name="dest"]').value === `+jsString(rules)))
+	log := historyOf(t, base, login.Key, rules)
+	require.Len(t, log, 1, "one plant")
+	assert.Regexp(t, `^plant\(`+rules+`\)`, log[0])
+
 	// Compose: review stages a draft (nothing written), publish plants it.
-	do(t, ctx, "ingest-compose", click(`button[data-mode="compose"]`), waitFor(`location.search === '?mode=compose' && document.querySelector('form.compose select option[value="operations/_index"]')`),
-		input(`form.compose input[name="title"]`, "Mooring rules"),
+	mooring := "operations/harbour-rules/mooring-rules"
+	do(t, ctx, "ingest-compose", input(`form.compose input[name="title"]`, "Mooring rules"),
 		input(`form.compose textarea[name="text"]`, "Boats moor bow first at the east quay. Lines are doubled when the wind passes thirty knots."),
-		setDest, click(`form.compose button[type="submit"]`), waitFor(`document.querySelector('[data-draft]')`))
-	assert.Equal(t, "operations/mooring-rules", attr(t, ctx, "[data-draft]", "data-draft"))
+		click(`form.compose button[type="submit"]`), waitFor(`document.querySelector('[data-draft]')`))
+	assert.Equal(t, mooring, attr(t, ctx, "[data-draft]", "data-draft"))
 	assert.Contains(t, text(t, ctx, "[data-tokens]"), "of 60 tokens")
-	assert.Equal(t, http.StatusNotFound, status(t, "POST", base+"/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": "operations/mooring-rules"}), "review writes nothing")
+	assert.Equal(t, http.StatusNotFound, status(t, "POST", base+"/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": mooring}), "review writes nothing")
 	themedAt(t, ctx, "ingest-compose", "[data-draft]")
 	do(t, ctx, "ingest-publish", js(`(() => { const s = document.querySelector('[data-draft] textarea[name="summary"]'); s.value = 'Mooring at the east quay: bow first, doubled lines in strong wind.'; s.dispatchEvent(new Event('input')); })()`),
 		click(`button.publish`), waitFor(`document.querySelector('[data-published] a.node-link')`))
 	var looked struct{ Summary string }
-	post(t, base, "/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": "operations/mooring-rules"}, &looked)
+	post(t, base, "/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": mooring}, &looked)
 	assert.Equal(t, "Mooring at the east quay: bow first, doubled lines in strong wind.", looked.Summary, "the reviewed summary is planted")
 
 	// The pill: an image held at the model keeps a job running; a second
@@ -128,6 +140,7 @@ func pillAndQueue(t *testing.T, ctx context.Context, base, key, note string) {
 		chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), []string{chart}), waitFor(`document.querySelector('[data-file="tide-chart.png"]')`),
 		click(`form.upload button[type="submit"]`), waitFor(`document.querySelector('[data-job-state="running"] .stages [aria-current="step"]')`))
 	assert.Contains(t, text(t, ctx, ".job"), "tide-chart.png", "the current file is named")
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('.job-pill').length`), "Ingest shows the job itself, never the pill")
 	held := eval[string](t, ctx, `new URLSearchParams(location.search).get('job')`)
 	require.NotEmpty(t, held)
 	themed(t, ctx, "ingest-running")

@@ -9,7 +9,7 @@ import { h, field, mount } from '../dom.js';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
 import { refusal } from './common.js';
-import { destSelect } from './ingest_upload.js';
+import { destField } from './ingest_upload.js';
 
 const SUMMARY_TOKENS = 60;
 
@@ -25,7 +25,7 @@ function idle(b) {
 export function composeTab(ctx, b) {
   const title = h('input', { name: 'title', required: true });
   const text = h('textarea', { name: 'text', rows: '8', class: 'compose-text', required: true });
-  const dest = destSelect(ctx);
+  const { sel: dest, el: destEl } = destField(ctx);
   const out = h('div', { 'aria-live': 'polite' });
   const post = async (extra) => {
     if (b.running()) mount(out, h('p', { role: 'status', class: 'hint' }, t('ingest.compose.waiting')));
@@ -45,7 +45,7 @@ export function composeTab(ctx, b) {
   };
   return h('div', null, h('form', { class: 'card compose', onsubmit: review },
     field(t('ingest.compose.title'), title), field(t('ingest.compose.text'), text, t('ingest.compose.textHint')),
-    field(t('ingest.dest'), dest),
+    destEl,
     h('button', { class: 'primary', type: 'submit' }, t('ingest.compose.review'))), out);
 }
 

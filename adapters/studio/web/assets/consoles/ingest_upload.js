@@ -9,17 +9,28 @@ import { h, field, mount } from '../dom.js';
 import { t } from '../i18n.js';
 import { branches } from './data_create.js';
 import { refusal } from './common.js';
+import { newBranch } from './ingest_branch.js';
 import { send, submitButton } from './ingest.js';
 
 const MAX_BYTES = 25 << 20;
 
 const extOf = (name) => ((name.match(/\.[^./]+$/) || [''])[0]).toLowerCase();
 
-// destSelect is the branches the key reaches, the first root chosen.
-export function destSelect(ctx) {
+// destField is the destination: a select of the branches the key
+// reaches, the first root chosen, and New branch, which selects what it
+// planted. It returns the select and what to show.
+export function destField(ctx) {
   const sel = h('select', { name: 'dest' }, ctx.grant.roots.map((r) => h('option', { value: r }, r)));
-  branches(ctx).then((list) => mount(sel, list.map((b) => h('option', { value: b, selected: b === ctx.grant.roots[0] ? true : null }, b)))).catch(() => {});
-  return sel;
+  branches(ctx).then((list) => {
+    const keep = sel.value;
+    mount(sel, list.map((b) => h('option', { value: b }, b)));
+    sel.value = list.includes(keep) ? keep : ctx.grant.roots[0];
+  }).catch(() => {});
+  const made = (id) => {
+    if (![...sel.options].some((o) => o.value === id)) sel.append(h('option', { value: id }, id));
+    sel.value = id;
+  };
+  return { sel, el: [field(t('ingest.dest'), sel), newBranch(ctx, made)] };
 }
 
 // encode reads a file as an upload entry: UTF-8 text without NUL as
@@ -92,7 +103,7 @@ export function uploadTab(ctx, b, status, adoptable) {
   h('p', null, t('ingest.upload.drop')),
   h('div', { class: 'row' }, h('label', { class: 'button' }, files, t('ingest.upload.files')), h('label', { class: 'button' }, folder, t('ingest.upload.folder'))),
   h('p', { class: 'hint' }, t('ingest.upload.accepts', { formats: [...accept()].join(' ') || '—' })));
-  const dest = destSelect(ctx);
+  const { sel: dest, el: destEl } = destField(ctx);
   const submit = async (e) => {
     e.preventDefault();
     if (!chosen.size) return;
@@ -111,12 +122,12 @@ export function uploadTab(ctx, b, status, adoptable) {
   paint();
   return h('form', { class: 'card upload', onsubmit: submit },
     adoptable ? null : h('p', { class: 'hint' }, t('ingest.upload.noHostPaths')),
-    drop, field(t('ingest.dest'), dest), list, msg);
+    drop, destEl, list, msg);
 }
 
 export function adoptTab(ctx, b) {
   const path = h('input', { name: 'path', required: true, placeholder: '/srv/docs' });
-  const dest = destSelect(ctx);
+  const { sel: dest, el: destEl } = destField(ctx);
   const msg = h('div', { 'aria-live': 'polite' });
   const submit = async (e) => {
     e.preventDefault();
@@ -128,6 +139,6 @@ export function adoptTab(ctx, b) {
     }
   };
   return h('form', { class: 'card adopt', onsubmit: submit }, h('p', { class: 'hint' }, t('ingest.adopt.lead')),
-    field(t('ingest.adopt.path'), path), field(t('ingest.dest'), dest),
+    field(t('ingest.adopt.path'), path), destEl,
     submitButton(b), msg);
 }
