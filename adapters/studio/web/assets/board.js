@@ -47,6 +47,7 @@ export class Board {
     this.failures = 0;
     this.seq = 0;
     this.firing = false;
+    this.reading = false;    // one read at a time
   }
 
   // running is the job running on the forest as this key sees it.
@@ -64,7 +65,7 @@ export class Board {
   watch(ms) {
     const token = ++this.seq;
     this.readers.set(token, ms);
-    if (!this.loaded && !this.timer) this.refresh();
+    if (!this.loaded && !this.timer && !this.reading) this.refresh();
     else this.schedule();
     return () => { this.readers.delete(token); this.schedule(); };
   }
@@ -93,8 +94,9 @@ export class Board {
   // refresh reads the job list, notes the jobs that settled since the
   // last read, then moves the queue.
   async refresh() {
-    if (this.stopped) return;
+    if (this.stopped || this.reading) return;
     const before = new Map(this.jobs.map((j) => [j.id, j.state]));
+    this.reading = true;
     try {
       const r = await forestGet(this.forest, 'jobs');
       this.jobs = r.data.jobs || [];
@@ -108,6 +110,8 @@ export class Board {
       this.notify({ type: 'error' });
       this.schedule();
       return;
+    } finally {
+      this.reading = false;
     }
     for (const j of this.jobs) {
       if (before.get(j.id) === 'running' && j.state !== 'running') this.notify({ type: 'settled', job: j });
