@@ -236,7 +236,7 @@ func withoutIngest(t *testing.T, ctx context.Context, base, ownerKey string) {
 	var person struct {
 		APIKey string `json:"api_key"`
 	}
-	post(t, base, "/v1/admin/people", ownerKey, map[string]any{"principal": "rui", "issue_key": true,
+	post(t, base, "/v1/admin/people", ownerKey, map[string]any{"principal": "ines", "issue_key": true,
 		"grant": map[string]any{"forest": forestID, "caps": []string{"read", "query"}}}, &person)
 	require.NotEmpty(t, person.APIKey)
 	assert.Equal(t, http.StatusForbidden, status(t, "GET", base+"/v1/forests/"+forestID+"/ingest", person.APIKey, nil))
