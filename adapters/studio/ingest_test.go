@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -41,6 +43,30 @@ func heldModel(t *testing.T) (url string, release func()) {
 	}
 	t.Cleanup(func() { release(); srv.Close() })
 	return srv.URL + "/v1", release
+}
+
+// curatorModel is an ingest model that summarises every document the
+// same way and, offered candidates, proposes the first one as related,
+// so a staged draft carries a proposed link to review.
+func curatorModel(t *testing.T) string {
+	candidate := regexp.MustCompile(`(?m)^- id: (\S+) \|`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Messages []struct{ Content string } }
+		json.NewDecoder(r.Body).Decode(&req)
+		prompt := ""
+		for _, m := range req.Messages {
+			prompt += m.Content + "\n"
+		}
+		reply := `{"summary": "Rules for mooring boats at the east quay.", "tags": ["mooring", "quay"], "aliases": []}`
+		if m := candidate.FindStringSubmatch(prompt); m != nil && strings.Contains(prompt, "Candidates:") {
+			reply = `{"related": [{"id": "` + m[1] + `", "note": "the same quay"}]}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0,
+			"message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": "stop"}}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
 }
 
 // ingestConsole walks 10 §6.8 and §7: an upload of two files, one
@@ -104,20 +130,36 @@ func ingestConsole(t *testing.T, ctx context.Context, base string) {
 	require.Len(t, log, 1, "one plant")
 	assert.Regexp(t, `^plant\(`+rules+`\)`, log[0])
 
-	// Compose: review stages a draft (nothing written), publish plants it.
+	// Compose: review stages a draft (nothing written) with the model's
+	// summary and proposed link; publish plants the draft as reviewed.
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/providers", login.Key, map[string]any{"name": "curator", "endpoint": curatorModel(t)}))
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", login.Key, map[string]any{"forest": forestID, "role": "ingest", "provider": "curator", "model": "c"}))
 	mooring := "operations/harbour-rules/mooring-rules"
 	do(t, ctx, "ingest-compose", input(`form.compose input[name="title"]`, "Mooring rules"),
 		input(`form.compose textarea[name="text"]`, "Boats moor bow first at the east quay. Lines are doubled when the wind passes thirty knots."),
 		click(`form.compose button[type="submit"]`), waitFor(`document.querySelector('[data-draft]')`))
 	assert.Equal(t, mooring, attr(t, ctx, "[data-draft]", "data-draft"))
 	assert.Contains(t, text(t, ctx, "[data-tokens]"), "of 60 tokens")
+	assert.Equal(t, "Rules for mooring boats at the east quay.", eval[string](t, ctx, `document.querySelector('[data-draft] textarea[name="summary"]').value`))
+	assert.Equal(t, "mooring, quay", eval[string](t, ctx, `document.querySelector('[data-draft] input[name="tags"]').value`))
+	target := eval[string](t, ctx, `(document.querySelector('[data-draft] input[name="link"]') || {}).value || ''`)
+	require.NotEmpty(t, target, "the model's proposal is offered as a checkbox")
+	assert.NotEqual(t, target, text(t, ctx, `[data-draft] fieldset label`), "a link is named by its target's title")
 	assert.Equal(t, http.StatusNotFound, status(t, "POST", base+"/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": mooring}), "review writes nothing")
 	themedAt(t, ctx, "ingest-compose", "[data-draft]")
 	do(t, ctx, "ingest-publish", js(`(() => { const s = document.querySelector('[data-draft] textarea[name="summary"]'); s.value = 'Mooring at the east quay: bow first, doubled lines in strong wind.'; s.dispatchEvent(new Event('input')); })()`),
 		click(`button.publish`), waitFor(`document.querySelector('[data-published] a.node-link')`))
-	var looked struct{ Summary string }
+	var looked struct {
+		Summary string
+		Tags    []string
+		Links   []struct{ Target string } `json:"edges_out"`
+	}
 	post(t, base, "/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": mooring}, &looked)
 	assert.Equal(t, "Mooring at the east quay: bow first, doubled lines in strong wind.", looked.Summary, "the reviewed summary is planted")
+	assert.Equal(t, []string{"mooring", "quay"}, looked.Tags)
+	require.Len(t, looked.Links, 1, "the kept proposal is planted")
+	assert.Equal(t, target, looked.Links[0].Target)
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", login.Key, map[string]any{"forest": forestID, "role": "ingest", "remove": true}))
 
 	// The pill: an image held at the model keeps a job running; a second
 	// batch queued behind it waits in the tab; on another console the
@@ -148,7 +190,7 @@ func pillAndQueue(t *testing.T, ctx context.Context, base, key, note string) {
 	// A reload forgets nothing the host knows: entering without ?job=
 	// while a job runs names it again (replace).
 	do(t, ctx, "ingest-rediscover", chromedp.Navigate(base+"/f/"+forestID+"/ingest"),
-		waitFor(`new URLSearchParams(location.search).get('job') === `+jsString(held)+` && document.querySelector('[data-job-state="running"]')`))
+		afterLoad(`new URLSearchParams(location.search).get('job') === `+jsString(held)+` && document.querySelector('[data-job-state="running"]')`))
 
 	// A second batch while one runs is queued by an explicit act.
 	do(t, ctx, "ingest-queue", waitFor(`document.querySelector('form.upload select option[value="operations/_index"]')`),
@@ -212,6 +254,20 @@ func themedAt(t *testing.T, ctx context.Context, name, sel string) {
 	}
 	require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = 'light';
 		document.querySelectorAll('.rail .prefs button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === 0)))`)))
+}
+
+// afterLoad is waitFor right after a navigation: a poll that started in
+// the page being replaced loses its context, and is started again.
+func afterLoad(cond string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		var err error
+		for range 5 {
+			if _, err = waitFor(cond)(ctx, tg); err == nil || !strings.Contains(err.Error(), "Cannot find context") {
+				return chromedp.Void{}, err
+			}
+		}
+		return chromedp.Void{}, err
+	}
 }
 
 // getJSON reads a route with the key.
