@@ -310,4 +310,12 @@ func withoutIngest(t *testing.T, ctx context.Context, base, ownerKey string) {
 	assert.Contains(t, card, "ingest", "the console's own guard names the capability")
 	assert.Zero(t, eval[int](t, ctx, `performance.getEntriesByType('resource').filter(e => e.name.includes('/v1/') && (e.name.includes('/jobs') || e.name.endsWith('/ingest'))).length`),
 		"the Studio never asked the ingest routes")
+
+	// A board whose reads are refused (403) stops polling, whoever watches.
+	stopped, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`import(new URL('board.js', document.querySelector('script[type="module"]').src).href)
+		.then(m => { const b = m.board('`+forestID+`'); b.watch(m.CADENCE.open);
+			return new Promise(ok => b.subscribe(bd => { if (bd.error) ok(bd.stopped && bd.timer === null && bd.error.status === 403); })); })`,
+		chromedp.EvalAwaitPromise, chromedp.EvalAsValue))
+	require.NoError(t, err)
+	assert.True(t, stopped, "403 stops the board")
 }
