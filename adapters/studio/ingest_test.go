@@ -213,6 +213,7 @@ func pillAndQueue(t *testing.T, ctx context.Context, base, key, note string) {
 	release()
 	do(t, ctx, "ingest-held-queue", waitFor(`document.querySelector('.job-pill .held button.start-next')`))
 	assert.Contains(t, text(t, ctx, ".job-pill .pill-panel"), "cancelled")
+	themed(t, ctx, "ingest-pill-held")
 	do(t, ctx, "ingest-drained", click(`.job-pill .held button.start-next`), waitFor(`!document.querySelector('.job-pill .pill-toggle')`))
 	var jobs struct {
 		Jobs []struct{ ID, Mode, State string }
