@@ -167,6 +167,7 @@ func ingestConsole(t *testing.T, ctx context.Context, base string) {
 	pillAndQueue(t, ctx, base, login.Key, note)
 	optimizeTab(t, ctx, base)
 	withoutIngest(t, ctx, base, login.Key)
+	lockedByAnother(t, ctx, base, login.Key)
 }
 
 func pillAndQueue(t *testing.T, ctx context.Context, base, key, note string) {
@@ -241,6 +242,39 @@ func optimizeTab(t *testing.T, ctx context.Context, base string) {
 	assert.Regexp(t, `^\d+ nodes indexed`, text(t, ctx, `[data-card="reindex"] [data-nodes]`))
 	assert.True(t, eval[bool](t, ctx, `[...document.querySelectorAll('[data-card="canopy"] button')].every(b => b.disabled)`), "no embedder: the dense layer waits for one")
 	themed(t, ctx, "ingest-optimize")
+}
+
+// lockedByAnother: a person whose key cannot see the batch running on
+// the forest is refused E_LOCKED; the refusal offers the queue, and the
+// queue waits for the job the refusal named, then fires by itself.
+func lockedByAnother(t *testing.T, ctx context.Context, base, ownerKey string) {
+	url, release := heldModel(t)
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/providers", ownerKey, map[string]any{"name": "held-again", "endpoint": url}))
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", ownerKey, map[string]any{"forest": forestID, "role": "vision", "provider": "held-again", "model": "vl"}))
+	var person struct {
+		APIKey string `json:"api_key"`
+	}
+	post(t, base, "/v1/admin/people", ownerKey, map[string]any{"principal": "ada", "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"read", "ingest"}}}, &person)
+	require.NotEmpty(t, person.APIKey)
+	started := apiJSON(t, "POST", base+"/v1/forests/"+forestID+"/ingest", ownerKey, map[string]any{"dest": "operations",
+		"files": []any{map[string]any{"name": "quay-chart.png", "b64": "iVBORw0KGgpxdWF5"}}}, http.StatusAccepted)
+	held, _ := started["job"].(map[string]any)["id"].(string)
+	require.NotEmpty(t, held)
+
+	logbook := filepath.Join(t.TempDir(), "logbook.md")
+	require.NoError(t, os.WriteFile(logbook, []byte("# Logbook\n\nThe pilot boat left at dawn.\n"), 0o644))
+	do(t, ctx, "ingest-locked", click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console="ingest"]')`),
+		click(`nav a[data-console="ingest"]`), waitFor(`document.querySelector('form.upload select[name="dest"]')`),
+		chromedp.SetUploadFiles(chromedp.CSS(`form.upload input[name="files"]`), []string{logbook}), waitFor(`document.querySelector('[data-file="logbook.md"]')`),
+		click(`form.upload button[type="submit"]`), waitFor(`document.querySelector('form.upload button.queue-it')`))
+	assert.Contains(t, text(t, ctx, "form.upload [role=alert]"), held, "the refusal names the running job")
+	do(t, ctx, "ingest-locked-queue", click(`button.queue-it`), waitFor(`document.querySelector('[data-queue="1"]') && document.querySelector('[data-queued-note]')`))
+	release()
+	do(t, ctx, "ingest-locked-fired", waitFor(`!document.querySelector('[data-queue]') && document.querySelector('[data-job-state="done"]')`))
+	assert.NotContains(t, location(t, ctx), held, "the fired batch is ada's own job")
+	assert.Equal(t, "1", text(t, ctx, `[data-count="planted"]`))
 }
 
 // themedAt is themed with sel scrolled into view instead of the top.

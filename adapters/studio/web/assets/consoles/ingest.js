@@ -8,9 +8,9 @@ import { h, mount } from '../dom.js';
 import { forestGet } from '../api.js';
 import { t } from '../i18n.js';
 import { adjust } from '../router.js';
-import { board, follow, CADENCE } from '../board.js';
+import { board, follow, lockedBy, CADENCE } from '../board.js';
 import { heldNote } from '../pill.js';
-import { into, heading, allowed, needsCap } from './common.js';
+import { into, heading, allowed, needsCap, refusal } from './common.js';
 import { uploadTab, adoptTab } from './ingest_upload.js';
 import { composeTab } from './ingest_compose.js';
 import { optimizeTab } from './ingest_optimize.js';
@@ -96,4 +96,22 @@ export function submitButton(b, props, start) {
 export async function send(b, label, body) {
   if (b.running() || b.queue.length) return { queued: b.enqueue(label, body) };
   return { job: await b.start(body) };
+}
+
+const queuedNote = () => h('p', { role: 'status', 'data-queued-note': '' }, t('ingest.queued'));
+
+// submitBatch sends a batch and says the outcome in msg. A batch this
+// key cannot see holds the forest (E_LOCKED): the refusal offers the
+// explicit queue act, and the queue then waits for the job it names.
+// It resolves true once the batch started or joined the queue.
+export async function submitBatch(b, label, body, msg) {
+  try {
+    const r = await send(b, label, body);
+    mount(msg, r.queued ? queuedNote() : null);
+    return true;
+  } catch (err) {
+    const join = () => { b.enqueue(label, body); mount(msg, queuedNote()); };
+    mount(msg, refusal(err), lockedBy(err) ? h('button', { type: 'button', class: 'queue-it', onclick: join }, t('ingest.queue.add')) : null);
+    return false;
+  }
 }

@@ -7,7 +7,7 @@ import { h, mount } from '../dom.js';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
 import { allowed, refusal } from './common.js';
-import { send, submitButton } from './ingest.js';
+import { submitBatch, submitButton } from './ingest.js';
 
 export function optimizeTab(ctx, b, status) {
   return h('div', { class: 'optimize' }, syncCard(b, status),
@@ -28,10 +28,11 @@ function syncCard(b, status) {
   const out = h('div', { 'aria-live': 'polite' });
   const say = !status.source ? t('ingest.sync.none') : status.can_sync ? t('ingest.sync.source', { source: status.source }) : t('ingest.sync.blocked', { source: status.source });
   const button = submitButton(b, { type: 'button', class: 'sync', disabled: !status.can_sync }, t('ingest.sync.run'));
-  button.addEventListener('click', act(button, out, async () => {
-    const r = await send(b, t('ingest.queue.sync'), { mode: 'sync' });
-    return r.queued ? h('p', { role: 'status' }, t('ingest.queued')) : null;
-  }));
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    await submitBatch(b, t('ingest.queue.sync'), { mode: 'sync' }, out);
+    button.disabled = false;
+  });
   return h('div', { class: 'card', 'data-card': 'sync' }, h('h2', null, t('ingest.sync.title')), h('p', null, say), button, out);
 }
 

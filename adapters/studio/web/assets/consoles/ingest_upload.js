@@ -10,7 +10,7 @@ import { t } from '../i18n.js';
 import { branches } from './data_create.js';
 import { refusal } from './common.js';
 import { newBranch } from './ingest_branch.js';
-import { send, submitButton } from './ingest.js';
+import { submitBatch, submitButton } from './ingest.js';
 
 const MAX_BYTES = 25 << 20;
 
@@ -107,17 +107,18 @@ export function uploadTab(ctx, b, status, adoptable) {
   const submit = async (e) => {
     e.preventDefault();
     if (!chosen.size) return;
+    let entries;
     try {
-      const entries = await Promise.all([...chosen].map(([path, f]) => encode(path, f)));
-      const label = t('ingest.queue.upload', { n: entries.length, dest: dest.value });
-      const r = await send(b, label, { mode: 'upload', files: entries, dest: dest.value });
-      chosen.clear();
-      skipped.length = 0;
-      paint();
-      mount(msg, r.queued ? h('p', { role: 'status' }, t('ingest.queued')) : null);
+      entries = await Promise.all([...chosen].map(([path, f]) => encode(path, f)));
     } catch (err) {
-      mount(msg, refusal(err));
+      return mount(msg, refusal(err)); // a file unreadable since it was chosen
     }
+    const label = t('ingest.queue.upload', { n: entries.length, dest: dest.value });
+    // A refused batch keeps its files in the form, to send again.
+    if (!await submitBatch(b, label, { mode: 'upload', files: entries, dest: dest.value }, msg)) return;
+    chosen.clear();
+    skipped.length = 0;
+    paint();
   };
   paint();
   return h('form', { class: 'card upload', onsubmit: submit },
@@ -131,12 +132,7 @@ export function adoptTab(ctx, b) {
   const msg = h('div', { 'aria-live': 'polite' });
   const submit = async (e) => {
     e.preventDefault();
-    try {
-      const r = await send(b, t('ingest.queue.adopt', { path: path.value }), { mode: 'adopt', path: path.value.trim(), dest: dest.value });
-      mount(msg, r.queued ? h('p', { role: 'status' }, t('ingest.queued')) : null);
-    } catch (err) {
-      mount(msg, refusal(err));
-    }
+    await submitBatch(b, t('ingest.queue.adopt', { path: path.value }), { mode: 'adopt', path: path.value.trim(), dest: dest.value }, msg);
   };
   return h('form', { class: 'card adopt', onsubmit: submit }, h('p', { class: 'hint' }, t('ingest.adopt.lead')),
     field(t('ingest.adopt.path'), path), destEl,
