@@ -98,6 +98,7 @@ func ingestConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Contains(t, text(t, ctx, `[data-skipped="sonar.xyz"]`), "cannot ingest .xyz")
 	assert.Contains(t, text(t, ctx, `[data-skipped="survey.md"]`), "over the 25 MB limit")
 	assert.Equal(t, "/f/"+forestID+"/ingest", location(t, ctx))
+	assert.Contains(t, attr(t, ctx, `form.upload input[name="files"]`, "accept"), ".md", "the file picker offers the forest's formats")
 	themed(t, ctx, "ingest-upload")
 
 	// The job card follows the batch to its report, named in the address.

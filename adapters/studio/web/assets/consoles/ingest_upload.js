@@ -83,7 +83,7 @@ export function uploadTab(ctx, b, status, adoptable) {
     skipped.length ? h('div', { class: 'skipped', role: 'status' }, h('h3', null, t('ingest.upload.skipped')),
       h('ul', null, skipped.map((s) => h('li', { 'data-skipped': s.name }, h('code', null, s.name), ' — ', s.cause)))) : null,
     go);
-  const files = h('input', { type: 'file', multiple: true, name: 'files', class: 'sr', onchange: (e) => { add([...e.target.files].map((f) => [f.name, f])); e.target.value = ''; } });
+  const files = h('input', { type: 'file', multiple: true, name: 'files', class: 'sr', accept: [...accept()].join(','), onchange: (e) => { add([...e.target.files].map((f) => [f.name, f])); e.target.value = ''; } });
   const folder = h('input', { type: 'file', multiple: true, webkitdirectory: true, name: 'folder', class: 'sr',
     onchange: (e) => { add([...e.target.files].map((f) => [f.webkitRelativePath || f.name, f])); e.target.value = ''; } });
   const drop = h('div', { class: 'drop-zone', 'data-drop': '',
