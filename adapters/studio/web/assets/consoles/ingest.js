@@ -18,6 +18,7 @@ import { jobCard } from './ingest_job.js';
 
 const MODES = ['upload', 'compose', 'adopt', 'optimize'];
 
+// render draws Ingest: the job ?job= names, the tab's queue, the mode.
 export function render(ctx) {
   if (!allowed(ctx, 'ingest')) return needsCap('ingest');
   const b = board(ctx.forest);

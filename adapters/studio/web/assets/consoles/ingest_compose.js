@@ -22,6 +22,7 @@ function idle(b) {
   return new Promise((ok) => { const off = b.subscribe((bd) => { if (!bd.running()) { off(); ok(); } }); });
 }
 
+// composeTab is the document form; the draft card appears under it.
 export function composeTab(ctx, b) {
   const title = h('input', { name: 'title', required: true });
   const text = h('textarea', { name: 'text', rows: '8', class: 'compose-text', required: true });

@@ -11,6 +11,8 @@ import { refusal } from './common.js';
 
 const STAGES = ['convert', 'curate', 'plant'];
 
+// jobCard follows job id on the board; dismiss takes it out of the
+// address once it has settled.
 export function jobCard(ctx, b, id, dismiss) {
   const el = h('div', { class: 'card job', 'data-job': id, 'aria-live': 'polite' }, h('p', { class: 'spinner' }, t('shell.loading')));
   let asked = false;

@@ -9,6 +9,7 @@ import { t } from '../i18n.js';
 import { allowed, refusal } from './common.js';
 import { submitBatch, submitButton } from './ingest.js';
 
+// optimizeTab is the sync card and, for admins, the maintenance cards.
 export function optimizeTab(ctx, b, status) {
   return h('div', { class: 'optimize' }, syncCard(b, status),
     allowed(ctx, 'admin') ? [reindexCard(ctx), canopyCard(ctx), recurateCard(ctx)] : null);

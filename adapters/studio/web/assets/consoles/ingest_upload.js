@@ -59,6 +59,8 @@ async function walk(entry, out) {
   }
 }
 
+// uploadTab is the upload form: files in, refused ones listed with their
+// cause, one batch out.
 export function uploadTab(ctx, b, status, adoptable) {
   const chosen = new Map(); // path → File
   const skipped = [];       // {name, cause}
@@ -126,6 +128,8 @@ export function uploadTab(ctx, b, status, adoptable) {
     drop, destEl, list, msg);
 }
 
+// adoptTab names a host folder for the Station to mirror (admins, and
+// only where the host serves paths).
 export function adoptTab(ctx, b) {
   const path = h('input', { name: 'path', required: true, placeholder: '/srv/docs' });
   const { sel: dest, el: destEl } = destField(ctx);
