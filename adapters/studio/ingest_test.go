@@ -45,6 +45,54 @@ func heldModel(t *testing.T) (url string, release func()) {
 	return srv.URL + "/v1", release
 }
 
+// composeFlow: New branch plants one branch and selects it; compose
+// stages a draft with a bound model's summary and proposed link, and
+// publish plants the draft as reviewed.
+func composeFlow(t *testing.T, ctx context.Context, base, key string) {
+	// New branch: one plant of a branch, then selected as the destination.
+	rules := "operations/harbour-rules/_index"
+	do(t, ctx, "ingest-branch", click(`button[data-mode="compose"]`), waitFor(`location.search === '?mode=compose' && document.querySelector('form.compose select[name="branch-parent"] option[value="operations/_index"]')`),
+		js(`document.querySelector('form.compose details.new-branch').open = true`),
+		js(`(() => { const s = document.querySelector('select[name="branch-parent"]'); s.value = 'operations/_index'; s.dispatchEvent(new Event('change')); })()`),
+		input(`input[name="branch-title"]`, "Harbour rules"), input(`textarea[name="branch-summary"]`, "What boats must do inside the harbour: mooring, lights and speed."),
+		waitFor(`document.querySelector('[data-branch-id]').textContent === `+jsString(rules)),
+		click(`button.plant-branch`), waitFor(`document.querySelector('form.compose select[name="dest"]').value === `+jsString(rules)))
+	log := historyOf(t, base, key, rules)
+	require.Len(t, log, 1, "one plant")
+	assert.Regexp(t, `^plant\(`+rules+`\)`, log[0])
+
+	// Compose: review stages a draft (nothing written) with the model's
+	// summary and proposed link; publish plants the draft as reviewed.
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/providers", key, map[string]any{"name": "curator", "endpoint": curatorModel(t)}))
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", key, map[string]any{"forest": forestID, "role": "ingest", "provider": "curator", "model": "c"}))
+	mooring := "operations/harbour-rules/mooring-rules"
+	do(t, ctx, "ingest-compose", input(`form.compose input[name="title"]`, "Mooring rules"),
+		input(`form.compose textarea[name="text"]`, "Boats moor bow first at the east quay. Lines are doubled when the wind passes thirty knots."),
+		click(`form.compose button[type="submit"]`), waitFor(`document.querySelector('[data-draft]')`))
+	assert.Equal(t, mooring, attr(t, ctx, "[data-draft]", "data-draft"))
+	assert.Contains(t, text(t, ctx, "[data-tokens]"), "of 60 tokens")
+	assert.Equal(t, "Rules for mooring boats at the east quay.", eval[string](t, ctx, `document.querySelector('[data-draft] textarea[name="summary"]').value`))
+	assert.Equal(t, "mooring, quay", eval[string](t, ctx, `document.querySelector('[data-draft] input[name="tags"]').value`))
+	target := eval[string](t, ctx, `(document.querySelector('[data-draft] input[name="link"]') || {}).value || ''`)
+	require.NotEmpty(t, target, "the model's proposal is offered as a checkbox")
+	assert.NotEqual(t, target, text(t, ctx, `[data-draft] fieldset label`), "a link is named by its target's title")
+	assert.Equal(t, http.StatusNotFound, status(t, "POST", base+"/v1/forests/"+forestID+"/look", key, map[string]string{"id": mooring}), "review writes nothing")
+	themedAt(t, ctx, "ingest-compose", "[data-draft]")
+	do(t, ctx, "ingest-publish", js(`(() => { const s = document.querySelector('[data-draft] textarea[name="summary"]'); s.value = 'Mooring at the east quay: bow first, doubled lines in strong wind.'; s.dispatchEvent(new Event('input')); })()`),
+		click(`button.publish`), waitFor(`document.querySelector('[data-published] a.node-link')`))
+	var looked struct {
+		Summary string
+		Tags    []string
+		Links   []struct{ Target string } `json:"edges_out"`
+	}
+	post(t, base, "/v1/forests/"+forestID+"/look", key, map[string]string{"id": mooring}, &looked)
+	assert.Equal(t, "Mooring at the east quay: bow first, doubled lines in strong wind.", looked.Summary, "the reviewed summary is planted")
+	assert.Equal(t, []string{"mooring", "quay"}, looked.Tags)
+	require.Len(t, looked.Links, 1, "the kept proposal is planted")
+	assert.Equal(t, target, looked.Links[0].Target)
+	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", key, map[string]any{"forest": forestID, "role": "ingest", "remove": true}))
+}
+
 // curatorModel is an ingest model that summarises every document the
 // same way and, offered candidates, proposes the first one as related,
 // so a staged draft carries a proposed link to review.
@@ -119,48 +167,7 @@ func ingestConsole(t *testing.T, ctx context.Context, base string) {
 	// Closing the report takes the job out of the address.
 	do(t, ctx, "ingest-close", click(`button.job-close`), waitFor(`!location.search.includes('job=') && !document.querySelector('.job')`))
 
-	// New branch: one plant of a branch, then selected as the destination.
-	rules := "operations/harbour-rules/_index"
-	do(t, ctx, "ingest-branch", click(`button[data-mode="compose"]`), waitFor(`location.search === '?mode=compose' && document.querySelector('form.compose select[name="branch-parent"] option[value="operations/_index"]')`),
-		js(`document.querySelector('form.compose details.new-branch').open = true`),
-		js(`(() => { const s = document.querySelector('select[name="branch-parent"]'); s.value = 'operations/_index'; s.dispatchEvent(new Event('change')); })()`),
-		input(`input[name="branch-title"]`, "Harbour rules"), input(`textarea[name="branch-summary"]`, "What boats must do inside the harbour: mooring, lights and speed."),
-		waitFor(`document.querySelector('[data-branch-id]').textContent === `+jsString(rules)),
-		click(`button.plant-branch`), waitFor(`document.querySelector('form.compose select[name="dest"]').value === `+jsString(rules)))
-	log := historyOf(t, base, login.Key, rules)
-	require.Len(t, log, 1, "one plant")
-	assert.Regexp(t, `^plant\(`+rules+`\)`, log[0])
-
-	// Compose: review stages a draft (nothing written) with the model's
-	// summary and proposed link; publish plants the draft as reviewed.
-	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/providers", login.Key, map[string]any{"name": "curator", "endpoint": curatorModel(t)}))
-	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", login.Key, map[string]any{"forest": forestID, "role": "ingest", "provider": "curator", "model": "c"}))
-	mooring := "operations/harbour-rules/mooring-rules"
-	do(t, ctx, "ingest-compose", input(`form.compose input[name="title"]`, "Mooring rules"),
-		input(`form.compose textarea[name="text"]`, "Boats moor bow first at the east quay. Lines are doubled when the wind passes thirty knots."),
-		click(`form.compose button[type="submit"]`), waitFor(`document.querySelector('[data-draft]')`))
-	assert.Equal(t, mooring, attr(t, ctx, "[data-draft]", "data-draft"))
-	assert.Contains(t, text(t, ctx, "[data-tokens]"), "of 60 tokens")
-	assert.Equal(t, "Rules for mooring boats at the east quay.", eval[string](t, ctx, `document.querySelector('[data-draft] textarea[name="summary"]').value`))
-	assert.Equal(t, "mooring, quay", eval[string](t, ctx, `document.querySelector('[data-draft] input[name="tags"]').value`))
-	target := eval[string](t, ctx, `(document.querySelector('[data-draft] input[name="link"]') || {}).value || ''`)
-	require.NotEmpty(t, target, "the model's proposal is offered as a checkbox")
-	assert.NotEqual(t, target, text(t, ctx, `[data-draft] fieldset label`), "a link is named by its target's title")
-	assert.Equal(t, http.StatusNotFound, status(t, "POST", base+"/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": mooring}), "review writes nothing")
-	themedAt(t, ctx, "ingest-compose", "[data-draft]")
-	do(t, ctx, "ingest-publish", js(`(() => { const s = document.querySelector('[data-draft] textarea[name="summary"]'); s.value = 'Mooring at the east quay: bow first, doubled lines in strong wind.'; s.dispatchEvent(new Event('input')); })()`),
-		click(`button.publish`), waitFor(`document.querySelector('[data-published] a.node-link')`))
-	var looked struct {
-		Summary string
-		Tags    []string
-		Links   []struct{ Target string } `json:"edges_out"`
-	}
-	post(t, base, "/v1/forests/"+forestID+"/look", login.Key, map[string]string{"id": mooring}, &looked)
-	assert.Equal(t, "Mooring at the east quay: bow first, doubled lines in strong wind.", looked.Summary, "the reviewed summary is planted")
-	assert.Equal(t, []string{"mooring", "quay"}, looked.Tags)
-	require.Len(t, looked.Links, 1, "the kept proposal is planted")
-	assert.Equal(t, target, looked.Links[0].Target)
-	require.Equal(t, http.StatusOK, status(t, "POST", base+"/v1/admin/models", login.Key, map[string]any{"forest": forestID, "role": "ingest", "remove": true}))
+	composeFlow(t, ctx, base, login.Key)
 
 	// The pill: an image held at the model keeps a job running; a second
 	// batch queued behind it waits in the tab; on another console the
