@@ -121,8 +121,9 @@ func curatorModel(t *testing.T) string {
 // refused in the browser, followed to its report and found by locate;
 // a composed document reviewed then published; a batch held at the
 // model showing the pill on another console with a second batch queued
-// behind it, which fires when the first ends; and a key without ingest,
-// which never meets the console.
+// behind it, held when the first is cancelled, started by the operator;
+// the optimize cards; a key without ingest, which never meets the
+// console; and a queue waiting behind a job its key cannot see.
 func ingestConsole(t *testing.T, ctx context.Context, base string) {
 	var login struct{ Key string }
 	post(t, base, "/v1/auth/login", "", map[string]string{"username": owner, "password": ownerPwd}, &login)
@@ -171,7 +172,8 @@ func ingestConsole(t *testing.T, ctx context.Context, base string) {
 
 	// The pill: an image held at the model keeps a job running; a second
 	// batch queued behind it waits in the tab; on another console the
-	// pill shows both, and the queue fires once the first job ends.
+	// pill shows both; cancelling the first holds the queue until the
+	// operator starts it.
 	pillAndQueue(t, ctx, base, login.Key, note)
 	optimizeTab(t, ctx, base)
 	withoutIngest(t, ctx, base, login.Key)
