@@ -96,6 +96,7 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("webhooks", func(t *testing.T) { webhooksConsole(t, browser(t, bin), base) })
 	t.Run("access audit", func(t *testing.T) { accessAudit(t, browser(t, bin), base) })
 	t.Run("clipper link", func(t *testing.T) { clipperLink(t, browser(t, bin), base) })
+	t.Run("ingest", func(t *testing.T) { ingestConsole(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh
