@@ -111,6 +111,15 @@ func (h *Home) Get(id string) (rec Record, ok bool, err error) {
 	return Record{}, false, nil
 }
 
+// Lookup is the record of id, or E_NOT_FOUND when it is not installed.
+func (h *Home) Lookup(id string) (Record, error) {
+	rec, ok, err := h.Get(id)
+	if err == nil && !ok {
+		err = notInstalled(id)
+	}
+	return rec, err
+}
+
 // Tree is the directory an installed record's files live in.
 func (h *Home) Tree(r Record) string { return filepath.Join(h.dir, r.ID, "trees", r.Tree) }
 

@@ -275,30 +275,38 @@ func extShowCommand() *cli.Command {
 		Usage:     "show one installed extension: record, manifest and settings (secrets never shown)",
 		UsageText: "vine ext show ID [--home DIR]",
 		Flags:     []cli.Flag{extHomeFlag(), alwaysJSON()},
-		Action: func(_ context.Context, c *cli.Command) error {
-			e := envOf(c)
-			id, ok := oneArg(c, e, "ID")
-			h, ok2 := openExtHome(c, e)
-			if !ok || !ok2 {
-				return exitWith(exitUsage)
-			}
-			rec, found, err := h.Get(id)
-			if err == nil && !found {
-				err = envelope.New(envelope.NotFound, fmt.Sprintf("extension %q is not installed", id), "list what is installed with `vine ext list`")
-			}
+		Action: withHomeAndID(func(_ context.Context, e env, h *install.Home, id string) int {
+			rec, err := h.Lookup(id)
 			if err != nil {
-				return exitWith(fail(e.stdout, e.stderr, "ext show", err))
+				return fail(e.stdout, e.stderr, "ext show", err)
 			}
 			m, err := h.Manifest(rec)
 			if err != nil {
-				return exitWith(fail(e.stdout, e.stderr, "ext show", err))
+				return fail(e.stdout, e.stderr, "ext show", err)
 			}
 			settings, err := h.Settings(id)
 			if err != nil {
-				return exitWith(fail(e.stdout, e.stderr, "ext show", err))
+				return fail(e.stdout, e.stderr, "ext show", err)
 			}
-			return exitWith(printJSON(e.stdout, map[string]any{"record": rec, "manifest": m, "settings": settings}))
-		},
+			return printJSON(e.stdout, map[string]any{"record": rec, "manifest": m, "settings": settings})
+		}),
+	}
+}
+
+// withHomeAndID is the action of a subcommand that names one installed
+// extension: the ID argument, the install home, then fn.
+func withHomeAndID(fn func(ctx context.Context, e env, h *install.Home, id string) int) cli.ActionFunc {
+	return func(ctx context.Context, c *cli.Command) error {
+		e := envOf(c)
+		id, ok := oneArg(c, e, "ID")
+		if !ok {
+			return exitWith(exitUsage)
+		}
+		h, ok := openExtHome(c, e)
+		if !ok {
+			return exitWith(exitUsage)
+		}
+		return exitWith(fn(ctx, e, h, id))
 	}
 }
 
@@ -401,20 +409,14 @@ func extRemoveCommand() *cli.Command {
 		Usage:     "uninstall an extension; its settings wait in quarantine for 90 days, forest files are untouched",
 		UsageText: "vine ext remove ID [--home DIR]",
 		Flags:     []cli.Flag{extHomeFlag(), alwaysJSON()},
-		Action: func(_ context.Context, c *cli.Command) error {
-			e := envOf(c)
-			id, ok := oneArg(c, e, "ID")
-			h, ok2 := openExtHome(c, e)
-			if !ok || !ok2 {
-				return exitWith(exitUsage)
-			}
+		Action: withHomeAndID(func(_ context.Context, e env, h *install.Home, id string) int {
 			if err := h.Remove(id, time.Now()); err != nil {
-				return exitWith(fail(e.stdout, e.stderr, "ext remove", err))
+				return fail(e.stdout, e.stderr, "ext remove", err)
 			}
 			// No manifest declares types or relations of its own (no
 			// dialect field exists), so an uninstall loses none.
-			return exitWith(printJSON(e.stdout, map[string]any{"removed": id, "losing": []string{}}))
-		},
+			return printJSON(e.stdout, map[string]any{"removed": id, "losing": []string{}})
+		}),
 	}
 }
 
