@@ -241,7 +241,7 @@ func (m *Manifest) validateContributes(bad func(string, string, ...any) error) e
 	}
 	for _, s := range namedSeams {
 		seen := map[string]bool{}
-		for i, h := range c.named(s) {
+		for i, h := range c.Named(s) {
 			field := fmt.Sprintf("contributes.%s[%d]", s, i)
 			if !nameRE.MatchString(h.Name) {
 				return bad(field+".name", "%q must match %s", h.Name, nameRE)
@@ -264,8 +264,9 @@ func (m *Manifest) validateContributes(bad func(string, string, ...any) error) e
 	return nil
 }
 
-// named are the contributions to one of the named seams.
-func (c Contributes) named(s Seam) []HandlerSpec {
+// Named are the contributions to one of the named seams (every seam
+// but converters, roles and panel), in manifest order.
+func (c Contributes) Named(s Seam) []HandlerSpec {
 	switch s {
 	case SeamCuration:
 		return c.Curation
@@ -295,7 +296,7 @@ func (m *Manifest) Handlers() map[Seam][]string {
 		}
 	}
 	for _, s := range namedSeams {
-		for _, h := range m.Contributes.named(s) {
+		for _, h := range m.Contributes.Named(s) {
 			if !slices.Contains(out[s], h.HandlerName()) {
 				out[s] = append(out[s], h.HandlerName())
 			}

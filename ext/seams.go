@@ -25,6 +25,9 @@ const (
 // namedSeams are the seams whose contributions carry a name.
 var namedSeams = []Seam{SeamCuration, SeamEvents, SeamJobs, SeamTools, SeamRoutes, SeamRanking, SeamPrompt}
 
+// NamedSeams are the seams whose contributions carry a name.
+func NamedSeams() []Seam { return append([]Seam(nil), namedSeams...) }
+
 // Contract is what a seam passes and expects, declared once: the kit
 // checks handlers against it and the authoring document is generated
 // from it.

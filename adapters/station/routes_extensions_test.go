@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,21 +20,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/ext/install"
+	"github.com/monkeyllm/vine/internal/exttest"
 )
 
 // orgTree builds the example Org-mode converter into an installable tree.
 func orgTree(t *testing.T) string {
-	t.Helper()
-	tree := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(tree, "main"), "../../examples/ext-org").CombinedOutput(); err != nil {
-		t.Skipf("cannot build the example extension: %s", out)
-	}
-	for _, f := range []string{"manifest.json", "LICENSE"} {
-		data, err := os.ReadFile(filepath.Join("../../examples/ext-org", f))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(tree, f), data, 0o644))
-	}
-	return tree
+	return exttest.Tree(t, "github.com/monkeyllm/vine/examples/ext-org")
 }
 
 // TestExtensionsOnTheStation: the owner installs (F.185 acknowledgement
@@ -190,15 +180,7 @@ func TestExtensionsLoaderInert(t *testing.T) {
 // the extension's callback reads with the caller's scope, so an id
 // outside it is the very E_NOT_FOUND of an absent one.
 func TestExtensionRoute(t *testing.T) {
-	tree := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(tree, "main"), "./testdata/extpeek").CombinedOutput(); err != nil {
-		t.Skipf("cannot build the test extension: %s", out)
-	}
-	for _, f := range []string{"manifest.json", "LICENSE"} {
-		data, err := os.ReadFile(filepath.Join("testdata/extpeek", f))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(tree, f), data, 0o644))
-	}
+	tree := exttest.Tree(t, "github.com/monkeyllm/vine/adapters/station/testdata/extpeek")
 	home, err := install.Open(filepath.Join(t.TempDir(), "ext-home"))
 	require.NoError(t, err)
 	ts := newTestStation(t, func(o *Options) { o.Extensions = home })

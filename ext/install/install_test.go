@@ -7,10 +7,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,43 +20,12 @@ import (
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/ext/install"
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/exttest"
 )
 
-var (
-	buildOnce sync.Once
-	orgBinary string
-	buildErr  error
-)
-
-// orgTree lays out the example org converter as an extension tree: its
-// manifest, licence and built executable.
+// orgTree lays out the example Org-mode converter as an extension tree.
 func orgTree(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ext-org-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		orgBinary = filepath.Join(dir, "main")
-		out, err := exec.Command("go", "build", "-o", orgBinary, "../../examples/ext-org").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Skipf("cannot build the example extension: %v", buildErr)
-	}
-	tree := t.TempDir()
-	for _, f := range []string{"manifest.json", "LICENSE"} {
-		data, err := os.ReadFile(filepath.Join("../../examples/ext-org", f))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(tree, f), data, 0o644))
-	}
-	bin, err := os.ReadFile(orgBinary)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(tree, "main"), bin, 0o755))
-	return tree
+	return exttest.Tree(t, "github.com/monkeyllm/vine/examples/ext-org")
 }
 
 func kitOptions() install.Options {

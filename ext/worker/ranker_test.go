@@ -5,7 +5,6 @@ package worker_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,17 +15,15 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/ext"
 	"github.com/monkeyllm/vine/ext/worker"
+	"github.com/monkeyllm/vine/internal/exttest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
 // TestRankingExtensionReordersHarvest runs the example ranking
 // extension as a child process behind a forest's harvest.
 func TestRankingExtensionReordersHarvest(t *testing.T) {
-	tree := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(tree, "main"), "../../examples/ext-titleboost").CombinedOutput(); err != nil {
-		t.Skipf("cannot build the example: %s", out)
-	}
-	data, err := os.ReadFile("../../examples/ext-titleboost/manifest.json")
+	tree := exttest.Tree(t, "github.com/monkeyllm/vine/examples/ext-titleboost")
+	data, err := os.ReadFile(filepath.Join(tree, "manifest.json"))
 	require.NoError(t, err)
 	m, err := ext.ParseManifest(data)
 	require.NoError(t, err)

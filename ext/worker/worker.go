@@ -123,35 +123,14 @@ func New(tree string, man *ext.Manifest, opt Options) *Worker {
 			w.heavy[string(ext.SeamConverters)+"/"+c.Handler] = true
 		}
 	}
-	for _, s := range []ext.Seam{ext.SeamCuration, ext.SeamEvents, ext.SeamJobs, ext.SeamTools, ext.SeamRoutes, ext.SeamRanking, ext.SeamPrompt} {
-		for _, h := range handlerSpecs(man, s) {
+	for _, s := range ext.NamedSeams() {
+		for _, h := range man.Contributes.Named(s) {
 			if h.Heavy {
 				w.heavy[string(s)+"/"+h.HandlerName()] = true
 			}
 		}
 	}
 	return w
-}
-
-func handlerSpecs(m *ext.Manifest, s ext.Seam) []ext.HandlerSpec {
-	c := m.Contributes
-	switch s {
-	case ext.SeamCuration:
-		return c.Curation
-	case ext.SeamEvents:
-		return c.Events
-	case ext.SeamJobs:
-		return c.Jobs
-	case ext.SeamTools:
-		return c.Tools
-	case ext.SeamRoutes:
-		return c.Routes
-	case ext.SeamRanking:
-		return c.Ranking
-	case ext.SeamPrompt:
-		return c.Prompt
-	}
-	return nil
 }
 
 // ID is the extension's id.

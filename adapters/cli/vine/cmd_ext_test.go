@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,23 +14,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/internal/exttest"
 )
 
 // orgExtensionTree builds the example Org-mode converter into an
 // installable tree.
 func orgExtensionTree(t *testing.T) string {
-	t.Helper()
-	tree := t.TempDir()
-	out, err := exec.Command("go", "build", "-o", filepath.Join(tree, "main"), "../../../examples/ext-org").CombinedOutput()
-	if err != nil {
-		t.Skipf("cannot build the example extension: %s", out)
-	}
-	for _, f := range []string{"manifest.json", "LICENSE"} {
-		data, err := os.ReadFile(filepath.Join("../../../examples/ext-org", f))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(tree, f), data, 0o644))
-	}
-	return tree
+	return exttest.Tree(t, "github.com/monkeyllm/vine/examples/ext-org")
 }
 
 // TestExtensionOnAnEngineOnlyHost is F.186: with no Station, an
