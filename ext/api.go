@@ -63,6 +63,9 @@ type Call struct {
 	// grants), handed back to the host's callbacks so they answer with
 	// exactly the caller's scope. It never leaves the host.
 	Auth any `json:"-"`
+	// Ext is the extension a callback comes from, set by the host's
+	// worker; handlers never set it.
+	Ext string `json:"-"`
 }
 
 type callKey struct{}

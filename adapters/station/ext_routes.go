@@ -10,15 +10,20 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/mcp"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
+	"github.com/monkeyllm/vine/adapters/station/providers"
+	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/ext"
 	"github.com/monkeyllm/vine/ext/authoring"
 	"github.com/monkeyllm/vine/ext/worker"
+	"github.com/monkeyllm/vine/model"
 )
 
 // The routes seam (spec 11 §3, §8): POST /v1/ext/<id>/<name>?forest=<f>
@@ -151,12 +156,67 @@ func (h extHost) CallVine(ctx context.Context, call ext.Call, name string, args 
 	return json.Marshal(out)
 }
 
-func (h extHost) Complete(context.Context, ext.Call, string, json.RawMessage) (json.RawMessage, error) {
-	return nil, &vine.Error{Code: vine.ESchema, Message: "model calls from extensions are not served by this Station yet"}
+// Complete calls the model the call's forest binds to role: the
+// extension names a role, never an endpoint or a key (a bound caller,
+// spec 11 §4). req is {messages: [{role, content}], max_tokens?}; the
+// answer is {content, finish_reason, usage}. The call is audited as
+// model.<role> for the person the act served, with via.
+func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req json.RawMessage) (json.RawMessage, error) {
+	var r struct {
+		Messages  []model.Message `json:"messages"`
+		MaxTokens int             `json:"max_tokens"`
+	}
+	if err := json.Unmarshal(req, &r); err != nil || len(r.Messages) == 0 {
+		return nil, &vine.Error{Code: vine.ESchema, Message: "models.complete: request must be {messages: [{role, content}], max_tokens?}"}
+	}
+	client, m, found := h.s.bound(ctx, call.Forest, role)
+	if !found {
+		return nil, &vine.Error{Code: vine.ESchema, Message: fmt.Sprintf("role %q is not bound on forest %s", role, call.Forest),
+			Hint: "bind it in the Models console (POST /v1/admin/models)"}
+	}
+	maxTokens := m.MaxTokens
+	if r.MaxTokens > 0 && (maxTokens == 0 || r.MaxTokens < maxTokens) {
+		maxTokens = r.MaxTokens
+	}
+	start := time.Now()
+	reply, err := client.Complete(ctx, r.Messages, maxTokens)
+	ms := time.Since(start).Milliseconds()
+	args := map[string]any{"via": "ext:" + call.Ext, "model": m.Model, "model_ms": ms}
+	if reply != nil {
+		args["prompt_tokens"], args["completion_tokens"] = reply.PromptTokens, reply.CompletionTokens
+	}
+	h.s.audit.Record(ctx, record.Call{Time: h.s.now(), Principal: firstNonEmpty(call.Principal, "-"), Forest: call.Forest,
+		Primitive: "model." + role, Args: record.DigestValues("model."+role, args), Result: outcome(err)})
+	if err != nil {
+		return nil, envelope.New(envelope.ExtWorker, "models.complete: "+err.Error(), "")
+	}
+	return json.Marshal(map[string]any{"content": reply.Content, "finish_reason": reply.FinishReason,
+		"usage": map[string]int{"prompt_tokens": reply.PromptTokens, "completion_tokens": reply.CompletionTokens}})
 }
 
 func (h extHost) Transcribe(context.Context, ext.Call, string, string, json.RawMessage) (json.RawMessage, error) {
-	return nil, &vine.Error{Code: vine.ESchema, Message: "model calls from extensions are not served by this Station yet"}
+	return nil, &vine.Error{Code: vine.ESchema, Message: "models.transcribe is not served by this Station yet",
+		Hint: "transcription needs a multipart upload to the bound provider, which is not built"}
+}
+
+// extRoles are the model roles installed extensions register, bindable
+// after the built-ins.
+func (s *Server) extRoles() []providers.Role {
+	var out []providers.Role
+	list, err := s.opt.Extensions.List()
+	if err != nil {
+		return nil
+	}
+	for _, r := range list {
+		m, err := s.opt.Extensions.Manifest(r)
+		if err != nil || m.Models == nil {
+			continue
+		}
+		for _, reg := range m.Models.Registers {
+			out = append(out, providers.Role{Role: reg.Role, Kind: reg.Kind, Ext: r.ID, Description: reg.Description})
+		}
+	}
+	return out
 }
 
 // extTools serves the tools extensions contribute over MCP (mcp.ExtTools):

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/adapters/llamacpp/llamacpptest"
 	"github.com/monkeyllm/vine/ext/install"
 	"github.com/monkeyllm/vine/internal/exttest"
 )
@@ -242,6 +243,27 @@ func TestExtensionRoute(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond)
 	r := ts.call("POST", "/v1/ext/peek/seen?forest="+forestID, owner, map[string]any{})
 	assert.NotContains(t, r.body, "second ", "a forest that does not enable it sends nothing")
+
+	// F.215, F.176, F.177: the role the extension registers is in the
+	// catalogue and binds; unbound, its model call is refused naming it;
+	// bound, it answers through the bound caller and is audited.
+	roles := ts.call("GET", "/v1/admin/models?forest="+forestID, owner, nil)
+	require.Equal(t, http.StatusOK, roles.status, roles.body)
+	assert.Contains(t, roles.body, `{"role":"peek_chat","kind":"chat","builtin":false,"ext":"peek"`)
+	unbound := ts.call("POST", "/v1/ext/peek/ask?forest="+forestID, owner, map[string]any{"q": "hello"})
+	require.Equal(t, http.StatusOK, unbound.status, unbound.body)
+	assert.Contains(t, unbound.body, `role \"peek_chat\" is not bound`)
+	srv := llamacpptest.NewServer(llamacpptest.Reply("Hello from the bound model."))
+	t.Cleanup(srv.Close)
+	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/providers", owner, map[string]any{"name": "lab", "endpoint": srv.URL + "/v1"}).status)
+	bind := ts.call("POST", "/v1/admin/models", owner, map[string]any{"forest": forestID, "role": "peek_chat", "provider": "lab", "model": "tiny"})
+	require.Equal(t, http.StatusOK, bind.status, bind.body)
+	asked := ts.call("POST", "/v1/ext/peek/ask?forest="+forestID, owner, map[string]any{"q": "hello"})
+	require.Equal(t, http.StatusOK, asked.status, asked.body)
+	assert.Contains(t, asked.body, "Hello from the bound model.")
+	require.NoError(t, ts.s.audit.Flush(context.Background()))
+	trail := ts.call("GET", "/v1/admin/audit?limit=500", owner, nil)
+	assert.Contains(t, trail.body, `"model.peek_chat"`)
 
 	// F.197: jobs only where enabled, pulled by the forest's admin.
 	jobs := ts.call("GET", "/v1/admin/extensions/jobs?forest="+forestID, owner, nil)

@@ -212,6 +212,9 @@ func (s *Server) openRegistry(ctx context.Context) error {
 		errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close())
 		return err
 	}
+	if s.opt.Extensions != nil {
+		s.models.SetExtraRoles(s.extRoles)
+	}
 	if s.opt.BootstrapKey {
 		m, err := s.reg.BootstrapKey(ctx)
 		switch {

@@ -145,6 +145,7 @@ func (w *Worker) handle(ctx context.Context, method string, params json.RawMessa
 		return nil, &rpc.Error{Code: rpc.CodeInvalidParams, Message: method + " outside a handler call: callbacks carry the ctx of the call they serve"}
 	}
 	call := v.(ext.Call)
+	call.Ext = w.man.ID
 	switch method {
 	case rpc.MethodLog:
 		var p rpc.LogParams

@@ -53,6 +53,18 @@ func (peek) Register(api *ext.API) error {
 			}
 			return map[string]any{"forest": forest, "coverage": out}, nil
 		}),
+		api.Route("ask", func(ctx context.Context, _ string, body json.RawMessage) (any, error) {
+			req, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": string(body)}}})
+			out, err := api.Complete(ctx, "peek_chat", req)
+			var r *ext.Refusal
+			if errors.As(err, &r) {
+				return map[string]any{"refused": r.Code, "message": r.Message}, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"reply": out}, nil
+		}),
 		api.Route("seen", func(context.Context, string, json.RawMessage) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
