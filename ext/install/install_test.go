@@ -318,3 +318,43 @@ func TestSecretInAForestFileIsRefused(t *testing.T) {
 	assert.Equal(t, envelope.Schema, e.Code)
 	assert.Contains(t, e.Message, "org.token")
 }
+
+// TestQuarantineExpires is F.182's second half: settings kept past
+// QuarantineFor are gone, and a reinstall then recovers nothing.
+func TestQuarantineExpires(t *testing.T) {
+	tree := orgTree(t)
+	home, err := install.Open(t.TempDir())
+	require.NoError(t, err)
+	opt := kitOptions()
+	opt.Acknowledge = true
+	_, err = home.Install(context.Background(), tree, opt)
+	require.NoError(t, err)
+	require.NoError(t, home.SetConfig("org", map[string]any{"keep_todo": true}))
+	removed := time.Now()
+	require.NoError(t, home.Remove("org", removed))
+	later := removed.Add(install.QuarantineFor + time.Hour)
+	q, err := home.Quarantined(later)
+	require.NoError(t, err)
+	assert.Empty(t, q, "an expired quarantine is gone")
+	opt.Now = func() time.Time { return later }
+	res, err := home.Install(context.Background(), tree, opt)
+	require.NoError(t, err)
+	assert.False(t, res.ConfigRecovered)
+}
+
+// TestKitFailsAPanelFieldNotDeclared is F.191: every setting a panel
+// shows must be declared in the manifest's config, which is what makes
+// it reachable without a console.
+func TestKitFailsAPanelFieldNotDeclared(t *testing.T) {
+	tree := orgTree(t)
+	m, err := os.ReadFile(filepath.Join(tree, "manifest.json"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "manifest.json"),
+		[]byte(strings.Replace(string(m), `"contributes": {`, `"contributes": {"panel": "ui/panel.json",`, 1)), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(tree, "ui"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "ui", "panel.json"),
+		[]byte(`{"title": "Org", "sections": [{"title": "Look", "fields": ["keep_todo", "colour"]}]}`), 0o644))
+	kit, _ := install.Kit(context.Background(), tree, install.KitOptions{HostVersion: "0.9.0"})
+	assert.False(t, kit.OK)
+	assert.Contains(t, kit.Failed, "panel")
+}
