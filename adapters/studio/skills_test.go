@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package studio_test
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readOnlyKey makes a person holding read alone on the forest (no
+// answer, no admin) and returns their key.
+func readOnlyKey(t *testing.T, base, ownerKey, principal string) string {
+	var person struct {
+		APIKey string `json:"api_key"`
+	}
+	post(t, base, "/v1/admin/people", ownerKey, map[string]any{"principal": principal, "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"read"}}}, &person)
+	require.NotEmpty(t, person.APIKey)
+	return person.APIKey
+}
+
+// skillsConsole is F.52 under a key holding read alone: the console is
+// listed, the skill names this origin and forest and teaches no answer,
+// a block beyond the key names its cap first, the choices ride the
+// address, the .zip downloads and unzips to the text shown, and the
+// page asked no route beyond the ones any key already has.
+func skillsConsole(t *testing.T, ctx context.Context, base string) {
+	var login struct{ Key string }
+	post(t, base, "/v1/auth/login", "", map[string]string{"username": owner, "password": ownerPwd}, &login)
+	key := readOnlyKey(t, base, login.Key, "sol")
+	var health struct{ Version string }
+	get := func(path string, out any) {
+		res, err := http.Get(base + path)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		require.NoError(t, json.NewDecoder(res.Body).Decode(out))
+	}
+	get("/v1/health", &health)
+	require.NotEmpty(t, health.Version)
+
+	var tr traffic
+	require.NoError(t, chromedp.Listen(ctx, tr.listen))
+	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	require.NoError(t, err)
+	downloads := t.TempDir()
+	_, err = chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
+	require.NoError(t, err)
+
+	signIn(t, ctx, base, key)
+	tr.mu.Lock()
+	tr.requests = nil // what the landing console asked is not the Skills console's
+	tr.mu.Unlock()
+	skillReady := `document.querySelector('[data-file="SKILL.md"] pre')`
+	do(t, ctx, "skills", click(`nav a[data-console="skills"]`), waitFor(skillReady))
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="integrations"]').length`), "integrations is for admins")
+	core := text(t, ctx, `[data-file="SKILL.md"] pre`)
+	assert.Contains(t, core, base, "the skill names this origin")
+	assert.Contains(t, core, forestID, "and the forest")
+	assert.Contains(t, core, "name: monkeyllm-"+forestID+"\n")
+	assert.Contains(t, core, `station: "`+health.Version+`"`)
+	assert.Contains(t, core, `"forest": "`+forestID+`"`, "every example carries forest")
+	assert.NotContains(t, core, "answer(", "answer is taught only when held")
+	for _, ref := range []string{"references/time.md", "references/sharing.md"} {
+		assert.Contains(t, core, ref, "the core names %s with its trigger", ref)
+	}
+	for _, ref := range []string{"saving", "writing", "datasets"} {
+		assert.NotContains(t, core, "references/"+ref+".md", "a block beyond read is not chosen by default")
+	}
+	assert.Contains(t, text(t, ctx, `[data-snippet="pair"]`), base+"/v1/auth/pair")
+	assert.Contains(t, text(t, ctx, `[data-snippet="pair"]`), `"label"`)
+	assert.Contains(t, text(t, ctx, `[data-snippet="connect"]`), "claude mcp add --transport http monkeyllm "+base+"/mcp/ --header \"Authorization: Bearer mk_")
+	themed(t, ctx, "skills")
+
+	// A block beyond the key: chosen, it rides the address and names its cap first.
+	do(t, ctx, "skills-block", click(`input[name="block"][value="writing"]`),
+		waitFor(`document.querySelector('[data-file="references/writing.md"] pre')`))
+	assert.Contains(t, location(t, ctx), "blocks=writing%2Ctime%2Csharing")
+	assert.True(t, strings.HasPrefix(eval[string](t, ctx, `document.querySelector('[data-file="references/writing.md"] pre').textContent`), "> Needs the `write` capability"), "a block beyond the key names its cap first")
+	do(t, ctx, "skills-reload", chromedp.Reload(), waitFor(`document.querySelector('[data-file="references/writing.md"] pre')`))
+	shown := map[string]string{}
+	for _, f := range []string{"SKILL.md", "references/writing.md", "references/time.md", "references/sharing.md"} {
+		shown[f] = eval[string](t, ctx, `document.querySelector('[data-file="`+f+`"] pre').textContent`)
+	}
+	themed(t, ctx, "skills-block")
+
+	// The download: a zip of stored entries under one folder named as the archive.
+	do(t, ctx, "skills-download", click(`button[data-download="zip"]`))
+	name := "monkeyllm-" + forestID
+	archive := filepath.Join(downloads, name+".zip")
+	require.Eventually(t, func() bool { _, err := os.Stat(archive); return err == nil }, 2*time.Minute, 50*time.Millisecond, "the .zip arrives")
+	zr, err := zip.OpenReader(archive)
+	require.NoError(t, err)
+	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		assert.Equal(t, zip.Store, f.Method, "%s is stored", f.Name)
+		rc, err := f.Open()
+		require.NoError(t, err)
+		body, err := io.ReadAll(rc) // the reader checks the CRC-32 at EOF
+		require.NoError(t, err, f.Name)
+		rc.Close()
+		assert.Equal(t, shown[strings.TrimPrefix(f.Name, name+"/")], string(body), "%s is the text shown", f.Name)
+	}
+	assert.Equal(t, []string{name + "/SKILL.md", name + "/references/writing.md", name + "/references/time.md", name + "/references/sharing.md"}, names)
+
+	// No new endpoint: the page asked only routes every key already has.
+	tr.mu.Lock()
+	requests := append([]string(nil), tr.requests...)
+	tr.mu.Unlock()
+	for _, r := range requests {
+		u, err := url.Parse(strings.SplitN(r, " ", 2)[0])
+		if err != nil || !strings.HasPrefix(u.Path, "/v1/") && !strings.HasPrefix(u.Path, "/mcp") {
+			continue
+		}
+		switch u.Path {
+		case "/v1/health", "/v1/me", "/v1/forests", "/v1/forests/" + forestID + "/coverage":
+		default:
+			t.Errorf("the Skills console asked %s", u.Path)
+		}
+	}
+}
