@@ -16,7 +16,6 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,21 +52,16 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	get("/v1/health", &health)
 	require.NotEmpty(t, health.Version)
 
-	var tr traffic
-	require.NoError(t, chromedp.Listen(ctx, tr.listen))
-	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
-	require.NoError(t, err)
 	downloads := t.TempDir()
-	_, err = chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+	_, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
 		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
 	require.NoError(t, err)
 
 	signIn(t, ctx, base, key)
-	tr.mu.Lock()
-	tr.requests = nil // what the landing console asked is not the Skills console's
-	tr.mu.Unlock()
 	skillReady := `document.querySelector('[data-file="SKILL.md"] pre')`
-	do(t, ctx, "skills", click(`nav a[data-console="skills"]`), waitFor(skillReady))
+	do(t, ctx, "skills", click(`nav a[data-console="skills"]`), waitFor(skillReady),
+		chromedp.Navigate(base+"/f/"+forestID+"/skills"), waitFor(skillReady)) // a fresh page: its requests are the console's
+	askedOnlyOldRoutes(t, ctx)
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="integrations"]').length`), "integrations is for admins")
 	core := text(t, ctx, `[data-file="SKILL.md"] pre`)
 	assert.Contains(t, core, base, "the skill names this origin")
@@ -86,6 +80,13 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Contains(t, text(t, ctx, `[data-snippet="pair"]`), `"label"`)
 	assert.Contains(t, text(t, ctx, `[data-snippet="connect"]`), "claude mcp add --transport http monkeyllm "+base+"/mcp/ --header \"Authorization: Bearer mk_")
 	themed(t, ctx, "skills")
+	themedAt(t, ctx, "skills-install", `[data-step="3"]`)
+
+	// The walkthrough is translated; the skill stays English.
+	do(t, ctx, "skills-pt", setLanguage("pt"), waitFor(`document.querySelector('[data-step="1"] h2') && document.querySelector('[data-step="1"] h2').textContent.includes('Parear uma chave') && document.querySelector('[data-file="SKILL.md"] pre')`))
+	assert.Contains(t, text(t, ctx, `[data-file="SKILL.md"] pre`), "## Recall before answering")
+	themed(t, ctx, "skills-pt")
+	do(t, ctx, "skills-en", setLanguage("en"), waitFor(`document.querySelector('[data-step="1"] h2').textContent.includes('Pair a key') && document.querySelector('[data-file="SKILL.md"] pre')`))
 
 	// A block beyond the key: chosen, it rides the address and names its cap first.
 	do(t, ctx, "skills-block", click(`input[name="block"][value="writing"]`),
@@ -120,19 +121,25 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	}
 	assert.Equal(t, []string{name + "/SKILL.md", name + "/references/writing.md", name + "/references/time.md", name + "/references/sharing.md"}, names)
 
-	// No new endpoint: the page asked only routes every key already has.
-	tr.mu.Lock()
-	requests := append([]string(nil), tr.requests...)
-	tr.mu.Unlock()
-	for _, r := range requests {
-		u, err := url.Parse(strings.SplitN(r, " ", 2)[0])
+	askedOnlyOldRoutes(t, ctx)
+}
+
+// askedOnlyOldRoutes: the page (since its last load) asked the host only
+// routes any key already has: the Skills console adds no endpoint.
+func askedOnlyOldRoutes(t *testing.T, ctx context.Context) {
+	t.Helper()
+	seen := 0
+	for _, r := range eval[[]string](t, ctx, `performance.getEntriesByType('resource').map(e => e.name)`) {
+		u, err := url.Parse(r)
 		if err != nil || !strings.HasPrefix(u.Path, "/v1/") && !strings.HasPrefix(u.Path, "/mcp") {
 			continue
 		}
 		switch u.Path {
 		case "/v1/health", "/v1/me", "/v1/forests", "/v1/forests/" + forestID + "/coverage":
+			seen++
 		default:
 			t.Errorf("the Skills console asked %s", u.Path)
 		}
 	}
+	assert.GreaterOrEqual(t, seen, 4, "the page's requests were read")
 }

@@ -93,3 +93,37 @@ func TestSkillTeachesServedCalls(t *testing.T) {
 		assert.True(t, seen[name], "the skill teaches %s", name)
 	}
 }
+
+// TestSkillsIntegrationsKeys: the keys the two consoles build from a
+// list (a block's label, a section's title, an environment line) are in
+// the catalogue, so no screen shows a raw key.
+func TestSkillsIntegrationsKeys(t *testing.T) {
+	cat := map[string]string{}
+	for _, ns := range []string{"skills", "integrations"} {
+		data, err := os.ReadFile(filepath.Join("web", "assets", "locales", ns, "en.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &cat))
+	}
+	read := func(name string) string {
+		src, err := os.ReadFile(filepath.Join("web", "assets", "consoles", name))
+		require.NoError(t, err)
+		return string(src)
+	}
+	var keys []string
+	for _, m := range regexp.MustCompile(`\{ key: '(\w+)', cap:`).FindAllStringSubmatch(read("skills-text.js"), -1) {
+		keys = append(keys, "skills.block."+m[1])
+	}
+	integ := read("integrations.js")
+	sections := regexp.MustCompile(`const SECTIONS = \[([^\]]+)\]`).FindStringSubmatch(integ)
+	require.NotNil(t, sections)
+	for _, m := range regexp.MustCompile(`'(\w+)'`).FindAllStringSubmatch(sections[1], -1) {
+		keys = append(keys, "integrations."+m[1]+".title")
+	}
+	for _, m := range regexp.MustCompile(`\['MONKEYLLM[^']*', '[^']*', '(\w+)'\]`).FindAllStringSubmatch(integ, -1) {
+		keys = append(keys, "integrations.env."+m[1])
+	}
+	require.Len(t, keys, 5+9+13)
+	for _, k := range keys {
+		assert.NotEmpty(t, cat[k], k)
+	}
+}
