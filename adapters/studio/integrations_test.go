@@ -81,6 +81,13 @@ func integrationsConsole(t *testing.T, ctx context.Context, base string) {
 	do(t, ctx, "integrations-env", click(`.page-nav a[data-nav="environment"]`), waitFor(`document.querySelector('.page-nav a[data-nav="environment"][aria-current="true"]')`))
 	themedAt(t, ctx, "integrations-env", "#int-environment")
 
+	// The owner's skill teaches answer and every block: the key holds them all.
+	do(t, ctx, "skills-owner", click(`nav a[data-console="skills"]`), waitFor(`document.querySelector('[data-file="references/datasets.md"] pre')`))
+	ownerCore := eval[string](t, ctx, `document.querySelector('[data-file="SKILL.md"] pre').textContent`)
+	assert.Contains(t, ownerCore, `answer({"forest": "`+forestID+`"`)
+	assert.Contains(t, eval[string](t, ctx, `document.querySelector('[data-file="references/datasets.md"] pre').textContent`), "tend(", "tend is taught to a key holding it")
+	assert.Equal(t, 6, eval[int](t, ctx, `document.querySelectorAll('[data-file]').length`))
+
 	// Without admin: absent from the menu, and its address explains.
 	key := readOnlyKey(t, base, login.Key, "ines")
 	do(t, ctx, "integrations-denied", click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),

@@ -122,6 +122,21 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Equal(t, []string{name + "/SKILL.md", name + "/references/writing.md", name + "/references/time.md", name + "/references/sharing.md"}, names)
 
 	askedOnlyOldRoutes(t, ctx)
+
+	// Several forests: one skill, named by the sorted ids, with a routing
+	// table the agent picks a forest by.
+	const second = "ria-formosa"
+	var created map[string]any
+	post(t, base, "/v1/admin/forests", login.Key, map[string]any{"id": second, "title": "Ria Formosa"}, &created)
+	apiJSON(t, "POST", base+"/v1/admin/grant", login.Key, map[string]any{"principal": "sol", "forest": second, "caps": []string{"read"}}, http.StatusOK)
+	do(t, ctx, "skills-forests", chromedp.Reload(), waitFor(`document.querySelector('input[name="forest"][value="`+second+`"]')`),
+		click(`input[name="forest"][value="`+second+`"]`), waitFor(`document.querySelector('[data-file="SKILL.md"] pre') && document.querySelector('[data-file="SKILL.md"] pre').textContent.includes('## Which forest')`))
+	assert.Contains(t, location(t, ctx), "forests=mare-alta%2C"+second)
+	core = eval[string](t, ctx, `document.querySelector('[data-file="SKILL.md"] pre').textContent`)
+	assert.Contains(t, core, "name: monkeyllm-mare-alta-"+second+"\n")
+	assert.Contains(t, core, "| "+forestID+" | read |")
+	assert.Contains(t, core, "| "+second+" | read |")
+	themedAt(t, ctx, "skills-forests", `[data-file="SKILL.md"]`)
 }
 
 // askedOnlyOldRoutes: the page (since its last load) asked the host only

@@ -44,16 +44,17 @@ export function skillName(ids) {
 
 const FRONTMATTER = `---
 name: {{name}}
-description: Recall and cite the MonkeyLLM knowledge forest {{forests}} served by {{origin}} before answering from memory; use whenever a question may touch what this forest holds.
+description: Recall and cite the MonkeyLLM knowledge {{kind}} {{forests}} served by {{origin}} before answering from memory; use whenever a question may touch what they hold.
 station: "{{station}}"
 ---
 `;
 
-const CORE = `# MonkeyLLM forest: {{forests}}
+const CORE = `# MonkeyLLM {{kind}}: {{forests}}
 
-The forest at {{origin}} (MCP endpoint {{origin}}/mcp/) is a tree of markdown
-nodes the user keeps. Treat it as the user's memory: it outranks what you
-remember from training about their work. Every call carries \`forest\`.
+{{origin}} (MCP endpoint {{origin}}/mcp/) serves the {{kind}} named above:
+markdown nodes in a tree the user keeps. Treat it as the user's memory: it
+outranks what you remember from training about their work. Every call
+carries \`forest\`.
 
 ## Recall before answering
 1. \`locate({"forest": "{{forest}}", "query": "storm surge on the north coast", "k": 5})\` ranks nodes by
@@ -235,7 +236,7 @@ const has = (forests, cap) => forests.some((f) => f.caps.includes('admin') || f.
 export function skillFiles(opts) {
   const { origin, station, forests, blocks } = opts;
   const ids = forests.map((f) => f.id);
-  const vars = { origin, station, forest: ids[0], forests: ids.join(', '), name: skillName(ids) };
+  const vars = { origin, station, forest: ids[0], forests: ids.join(', '), kind: ids.length > 1 ? 'forests' : 'forest', name: skillName(ids) };
   const chosen = BLOCKS.filter((b) => blocks.includes(b.key));
   let core = fill(FRONTMATTER, vars) + '\n' + fill(CORE, vars);
   core += has(forests, 'answer') ? fill(CORE_ANSWER, vars) : fill(CORE_VIEW, vars);
