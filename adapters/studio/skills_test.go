@@ -137,6 +137,16 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Contains(t, core, "| "+forestID+" | read |")
 	assert.Contains(t, core, "| "+second+" | read |")
 	themedAt(t, ctx, "skills-forests", `[data-file="SKILL.md"]`)
+
+	// A name too long to spell is hashed, the same whatever the order.
+	hashed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`import(document.querySelector('script[src$="/app.js"]').src.replace(/app\.js$/, 'consoles/skills-text.js'))
+		.then(m => [m.skillName(['a-rather-long-forest-id-number-one', 'another-rather-long-forest-id-two']),
+			m.skillName(['another-rather-long-forest-id-two', 'a-rather-long-forest-id-number-one']), m.skillName(['Mare_Alta'])])`,
+		chromedp.EvalAwaitPromise, chromedp.EvalAsValue))
+	require.NoError(t, err)
+	assert.Regexp(t, `^monkeyllm-[0-9a-f]{8}$`, hashed[0])
+	assert.Equal(t, hashed[0], hashed[1])
+	assert.Equal(t, "monkeyllm-mare-alta", hashed[2])
 }
 
 // askedOnlyOldRoutes: the page (since its last load) asked the host only

@@ -127,7 +127,7 @@ Text you wrote or were given:
 \`ingest({"forest": "{{forest}}", "files": [{"name": "storm-2026-03.md", "text": "# Storm of March 2026\\n\\nThe surge reached the quay at 04:10."}], "dest": "events"})\`
 
 Any bytes (PDF, image, spreadsheet) go base64:
-\`ingest({"forest": "{{forest}}", "files": [{"name": "chart.png", "b64": "iVBORw0KGgo..."}]})\`
+\`ingest({"forest": "{{forest}}", "files": [{"name": "chart.png", "b64": "iVBORw0KGgo="}]})\`
 
 Say where it came from and what it is, so the gardener keeps your curation:
 \`ingest({"forest": "{{forest}}", "files": [{"name": "tide-table.md", "text": "...", "source_url": "https://example.org/tides", "passport": {"title": "Tide table 2026", "summary": "High and low water for the harbour, 2026.", "tags": ["tide"]}}]})\`
