@@ -26,7 +26,7 @@ type taught struct {
 }
 
 // skillCalls reads every call in the skill templates: name({...}) is an
-// MCP tool call, POST /v1/forests/{{forest}}/name {...} a REST one.
+// MCP tool call, POST {{origin}}/v1/forests/{{forest}}/name {...} a REST one.
 func skillCalls(t *testing.T) []taught {
 	src, err := os.ReadFile(filepath.Join("web", "assets", "consoles", "skills-text.js"))
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func skillCalls(t *testing.T) []taught {
 	for _, m := range regexp.MustCompile(`\b([a-z_]+)\((\{)"`).FindAllStringSubmatchIndex(text, -1) {
 		read("mcp", text[m[2]:m[3]], m[4])
 	}
-	for _, m := range regexp.MustCompile(`POST /v1/forests/\{\{forest\}\}/([a-z_]+) (\{)`).FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range regexp.MustCompile(`POST \{\{origin\}\}/v1/forests/\{\{forest\}\}/([a-z_]+) (\{)`).FindAllStringSubmatchIndex(text, -1) {
 		read("rest", text[m[2]:m[3]], m[4])
 	}
 	return out
@@ -52,17 +52,24 @@ func skillCalls(t *testing.T) []taught {
 // required ones present, and every MCP example carries forest.
 func TestSkillTeachesServedCalls(t *testing.T) {
 	mcp := map[string]vine.Signature{answer.Signature.Name: answer.Signature, ingestreq.Name: ingestreq.Signature(true, false)}
-	rest := map[string]vine.Signature{ingestreq.Name: ingestreq.Signature(false, true)}
+	restSigs := map[string]vine.Signature{ingestreq.Name: ingestreq.Signature(false, true)}
 	for _, s := range vine.Signatures() {
 		mcp[s.Name] = s
 	}
 	calls := skillCalls(t)
 	require.Greater(t, len(calls), 20, "the templates teach calls")
+	rest := 0
+	for _, c := range calls {
+		if c.surface == "rest" {
+			rest++
+		}
+	}
+	assert.Equal(t, 2, rest, "the two REST examples (compose, share) are read too")
 	seen := map[string]bool{}
 	for _, c := range calls {
 		sig, ok := mcp[c.name]
 		if c.surface == "rest" {
-			sig, ok = rest[c.name]
+			sig, ok = restSigs[c.name]
 			if c.name == "share" { // a host route, not a primitive: {node, days}
 				assert.Contains(t, c.args, "node")
 				continue

@@ -44,7 +44,7 @@ export function skillName(ids) {
 
 const FRONTMATTER = `---
 name: {{name}}
-description: Recall and cite the MonkeyLLM knowledge {{kind}} {{forests}} served by {{origin}} before answering from memory; use whenever a question may touch what they hold.
+description: Recall and cite the MonkeyLLM knowledge {{kind}} {{forests}} served by {{origin}} before answering from memory; use whenever a question may touch what {{holds}}.
 station: "{{station}}"
 ---
 `;
@@ -134,7 +134,7 @@ Say where it came from and what it is, so the gardener keeps your curation:
 
 Over MCP ingest waits for the batch and answers the job with what was
 planted. Over HTTP, one authored document can be composed, reviewed and
-accepted: \`POST /v1/forests/{{forest}}/ingest {"mode": "compose", "title": "Storm of March 2026", "text": "The surge reached the quay.", "stage": true}\`
+accepted: \`POST {{origin}}/v1/forests/{{forest}}/ingest {"mode": "compose", "title": "Storm of March 2026", "text": "The surge reached the quay.", "stage": true}\`
 previews the draft; send it back as \`draft\` to plant it.
 `,
   writing: `# Writing nodes
@@ -201,7 +201,7 @@ A node as markdown: GET {{origin}}/v1/forests/{{forest}}/export/concepts/tide
 with the key; a whole branch as a zip: add \`?recursive=true\` to a branch id.
 
 A link anyone can open until it expires:
-\`POST /v1/forests/{{forest}}/share {"node": "concepts/tide", "days": 7}\`
+\`POST {{origin}}/v1/forests/{{forest}}/share {"node": "concepts/tide", "days": 7}\`
 answers the link; the user can revoke it in the Studio.
 
 Images: an id starting \`media:\` is read with
@@ -236,7 +236,7 @@ const has = (forests, cap) => forests.some((f) => f.caps.includes('admin') || f.
 export function skillFiles(opts) {
   const { origin, station, forests, blocks } = opts;
   const ids = forests.map((f) => f.id);
-  const vars = { origin, station, forest: ids[0], forests: ids.join(', '), kind: ids.length > 1 ? 'forests' : 'forest', name: skillName(ids) };
+  const vars = { origin, station, forest: ids[0], forests: ids.join(', '), kind: ids.length > 1 ? 'forests' : 'forest', holds: ids.length > 1 ? 'they hold' : 'it holds', name: skillName(ids) };
   const chosen = BLOCKS.filter((b) => blocks.includes(b.key));
   let core = fill(FRONTMATTER, vars) + '\n' + fill(CORE, vars);
   core += has(forests, 'answer') ? fill(CORE_ANSWER, vars) : fill(CORE_VIEW, vars);
