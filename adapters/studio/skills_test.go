@@ -123,6 +123,19 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 
 	askedOnlyOldRoutes(t, ctx)
 
+	// One file: the same skill, the references appended to SKILL.md.
+	do(t, ctx, "skills-single", click(`input[name="assembly"][value="single"]`), waitFor(`document.querySelector('button[data-download="md"]')`),
+		click(`button[data-download="md"]`))
+	assert.Contains(t, location(t, ctx), "assembly=single")
+	single := filepath.Join(downloads, name+".md")
+	require.Eventually(t, func() bool { _, err := os.Stat(single); return err == nil }, 2*time.Minute, 50*time.Millisecond, "the .md arrives")
+	one, err := os.ReadFile(single)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(one), shown["SKILL.md"]), "SKILL.md comes first")
+	for _, f := range []string{"references/writing.md", "references/time.md", "references/sharing.md"} {
+		assert.Contains(t, string(one), "<!-- "+f+" -->\n\n"+shown[f])
+	}
+
 	// Several forests: one skill, named by the sorted ids, with a routing
 	// table the agent picks a forest by.
 	const second = "ria-formosa"
