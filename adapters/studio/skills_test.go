@@ -86,7 +86,7 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	do(t, ctx, "skills-pt", setLanguage("pt"), waitFor(`document.querySelector('[data-step="1"] h2') && document.querySelector('[data-step="1"] h2').textContent.includes('Parear uma chave') && document.querySelector('[data-file="SKILL.md"] pre')`))
 	assert.Contains(t, text(t, ctx, `[data-file="SKILL.md"] pre`), "## Recall before answering")
 	themed(t, ctx, "skills-pt")
-	do(t, ctx, "skills-en", setLanguage("en"), waitFor(`document.querySelector('[data-step="1"] h2').textContent.includes('Pair a key') && document.querySelector('[data-file="SKILL.md"] pre')`))
+	do(t, ctx, "skills-en", setLanguage("en"), waitFor(`document.querySelector('[data-step="1"] h2') && document.querySelector('[data-step="1"] h2').textContent.includes('Pair a key') && document.querySelector('[data-file="SKILL.md"] pre')`))
 
 	// A block beyond the key: chosen, it rides the address and names its cap first.
 	do(t, ctx, "skills-block", click(`input[name="block"][value="writing"]`),
