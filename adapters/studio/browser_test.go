@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,10 +159,19 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 // waitFor polls a JavaScript condition until it holds: tests wait on
 // the DOM, never on the clock. The two minutes only bound a hang on a
 // loaded machine (the race detector, a shared CI runner).
+// A poll that starts while a page is being replaced can be sent to the
+// old page's execution context, which the browser refuses; it is asked
+// again (a few times) in the new one.
 func waitFor(cond string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Poll[any](cond, chromedp.WithPollingInterval(50*time.Millisecond),
-			chromedp.WithPollingTimeout(2*time.Minute))(ctx, t)
+		var err error
+		for range 5 {
+			_, err = chromedp.Poll[any](cond, chromedp.WithPollingInterval(50*time.Millisecond),
+				chromedp.WithPollingTimeout(2*time.Minute))(ctx, t)
+			if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+				break
+			}
+		}
 		return chromedp.Void{}, err
 	}
 }

@@ -90,9 +90,7 @@ func integrationsConsole(t *testing.T, ctx context.Context, base string) {
 
 	// Without admin: absent from the menu, and its address explains.
 	key := readOnlyKey(t, base, login.Key, "ines")
-	do(t, ctx, "integrations-denied", click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
-		input(`input[name="key"]`, key), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`),
-		chromedp.Navigate(base+"/f/"+forestID+"/integrations"), waitFor(`document.querySelector('[data-denied="integrations"]') && !document.querySelector('main .spinner')`))
+	do(t, ctx, "integrations-denied", useKey(key), chromedp.Navigate(base+"/f/"+forestID+"/integrations"), waitFor(`document.querySelector('[data-denied="integrations"]') && !document.querySelector('main .spinner')`))
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="integrations"]').length`))
 	assert.Contains(t, text(t, ctx, `[data-denied="integrations"]`), "admin")
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-snippet]').length`), "no manual is rendered")
