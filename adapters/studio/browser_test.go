@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +95,8 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("hostile markdown", func(t *testing.T) { hostileMarkdown(t, browser(t, bin), base) })
 	t.Run("webhooks", func(t *testing.T) { webhooksConsole(t, browser(t, bin), base) })
 	t.Run("access audit", func(t *testing.T) { accessAudit(t, browser(t, bin), base) })
+	t.Run("clipper link", func(t *testing.T) { clipperLink(t, browser(t, bin), base) })
+	t.Run("ingest", func(t *testing.T) { ingestConsole(t, browser(t, bin), base) })
 	t.Run("skills", func(t *testing.T) { skillsConsole(t, browser(t, bin), base) })
 	t.Run("integrations", func(t *testing.T) { integrationsConsole(t, browser(t, bin), base) })
 	t.Run("govern caps", func(t *testing.T) { governCaps(t, browser(t, bin), base) })
@@ -159,19 +160,10 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 // waitFor polls a JavaScript condition until it holds: tests wait on
 // the DOM, never on the clock. The two minutes only bound a hang on a
 // loaded machine (the race detector, a shared CI runner).
-// A poll that starts while a page is being replaced can be sent to the
-// old page's execution context, which the browser refuses; it is asked
-// again (a few times) in the new one.
 func waitFor(cond string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		var err error
-		for range 5 {
-			_, err = chromedp.Poll[any](cond, chromedp.WithPollingInterval(50*time.Millisecond),
-				chromedp.WithPollingTimeout(2*time.Minute))(ctx, t)
-			if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
-				break
-			}
-		}
+		_, err := chromedp.Poll[any](cond, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(2*time.Minute))(ctx, t)
 		return chromedp.Void{}, err
 	}
 }

@@ -45,7 +45,7 @@ func governCaps(t *testing.T, ctx context.Context, base string) {
 	for _, c := range []string{"people", "audit", "webhooks", "integrations"} {
 		assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="`+c+`"]').length`), "%s is absent from the menu", c)
 		do(t, ctx, "denied-"+c, chromedp.Navigate(base+"/f/"+forestID+"/"+c),
-			waitFor(`document.querySelector('[data-denied="`+c+`"]') && document.querySelector('nav a[aria-current="page"]') && !document.querySelector('main .spinner')`))
+			afterLoad(`document.querySelector('[data-denied="`+c+`"]') && document.querySelector('nav a[aria-current="page"]') && !document.querySelector('main .spinner')`))
 		assert.Contains(t, text(t, ctx, `[data-denied="`+c+`"]`), "needs the admin capability")
 		assert.NotContains(t, location(t, ctx), "/"+c, "the address is replaced by the landing console")
 		if c == "people" {
@@ -81,7 +81,7 @@ func governCaps(t *testing.T, ctx context.Context, base string) {
 		return false
 	}, 2*time.Minute, 50*time.Millisecond, "the grant change reaches the webhook, whose owner no longer holds admin")
 
-	do(t, ctx, "webhooks-suspended", useKey(login.Key), chromedp.Navigate(base+"/f/"+forestID+"/webhooks"), waitFor(`document.querySelector('tr[data-hook="`+hook+`"] [data-state="suspended"]')`))
+	do(t, ctx, "webhooks-suspended", useKey(login.Key), chromedp.Navigate(base+"/f/"+forestID+"/webhooks"), afterLoad(`document.querySelector('tr[data-hook="`+hook+`"] [data-state="suspended"]')`))
 	assert.Equal(t, "suspended: its owner lost authority here", strings.TrimSpace(text(t, ctx, `tr[data-hook="`+hook+`"] [data-state]`)))
 	themed(t, ctx, "webhooks-suspended")
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// themedAt shoots a part of a screen in light and dark: the element is
+// shootAt shoots a part of a screen in light and dark: the element is
 // scrolled to the top of the view first.
-func themedAt(t *testing.T, ctx context.Context, name, sel string) {
+func shootAt(t *testing.T, ctx context.Context, name, sel string) {
 	t.Helper()
 	for i, theme := range []string{"light", "dark"} {
 		require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = '`+theme+`';
@@ -77,9 +77,9 @@ func integrationsConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Equal(t, "overview", eval[string](t, ctx, `document.querySelector('.page-nav a[aria-current="true"]').dataset.nav`))
 	do(t, ctx, "integrations-nav", click(`.page-nav a[data-nav="mcp"]`), waitFor(`document.querySelector('.page-nav a[data-nav="mcp"][aria-current="true"]')`))
 	assert.Equal(t, "/f/"+forestID+"/integrations", location(t, ctx), "the nav scrolls; the address stays")
-	themedAt(t, ctx, "integrations-mcp", "#int-mcp")
+	shootAt(t, ctx, "integrations-mcp", "#int-mcp")
 	do(t, ctx, "integrations-env", click(`.page-nav a[data-nav="environment"]`), waitFor(`document.querySelector('.page-nav a[data-nav="environment"][aria-current="true"]')`))
-	themedAt(t, ctx, "integrations-env", "#int-environment")
+	shootAt(t, ctx, "integrations-env", "#int-environment")
 
 	// The owner's skill teaches answer and every block: the key holds them all.
 	do(t, ctx, "skills-owner", click(`nav a[data-console="skills"]`), waitFor(`document.querySelector('[data-file="references/datasets.md"] pre')`))
@@ -90,7 +90,7 @@ func integrationsConsole(t *testing.T, ctx context.Context, base string) {
 
 	// Without admin: absent from the menu, and its address explains.
 	key := readOnlyKey(t, base, login.Key, "ines")
-	do(t, ctx, "integrations-denied", useKey(key), chromedp.Navigate(base+"/f/"+forestID+"/integrations"), waitFor(`document.querySelector('[data-denied="integrations"]') && !document.querySelector('main .spinner')`))
+	do(t, ctx, "integrations-denied", useKey(key), chromedp.Navigate(base+"/f/"+forestID+"/integrations"), afterLoad(`document.querySelector('[data-denied="integrations"]') && !document.querySelector('main .spinner')`))
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="integrations"]').length`))
 	assert.Contains(t, text(t, ctx, `[data-denied="integrations"]`), "admin")
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-snippet]').length`), "no manual is rendered")

@@ -60,7 +60,7 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	signIn(t, ctx, base, key)
 	skillReady := `document.querySelector('[data-file="SKILL.md"] pre')`
 	do(t, ctx, "skills", click(`nav a[data-console="skills"]`), waitFor(skillReady),
-		chromedp.Navigate(base+"/f/"+forestID+"/skills"), waitFor(skillReady)) // a fresh page: its requests are the console's
+		chromedp.Navigate(base+"/f/"+forestID+"/skills"), afterLoad(skillReady)) // a fresh page: its requests are the console's
 	askedOnlyOldRoutes(t, ctx)
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('nav a[data-console="integrations"]').length`), "integrations is for admins")
 	core := text(t, ctx, `[data-file="SKILL.md"] pre`)
@@ -80,7 +80,7 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Contains(t, text(t, ctx, `[data-snippet="pair"]`), `"label"`)
 	assert.Contains(t, text(t, ctx, `[data-snippet="connect"]`), "claude mcp add --transport http monkeyllm "+base+"/mcp/ --header \"Authorization: Bearer mk_")
 	themed(t, ctx, "skills")
-	themedAt(t, ctx, "skills-install", `[data-step="3"]`)
+	shootAt(t, ctx, "skills-install", `[data-step="3"]`)
 
 	// The walkthrough is translated; the skill stays English.
 	do(t, ctx, "skills-pt", setLanguage("pt"), waitFor(`document.querySelector('[data-step="1"] h2') && document.querySelector('[data-step="1"] h2').textContent.includes('Parear uma chave') && document.querySelector('[data-file="SKILL.md"] pre')`))
@@ -93,7 +93,7 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 		waitFor(`document.querySelector('[data-file="references/writing.md"] pre')`))
 	assert.Contains(t, location(t, ctx), "blocks=writing%2Ctime%2Csharing")
 	assert.True(t, strings.HasPrefix(eval[string](t, ctx, `document.querySelector('[data-file="references/writing.md"] pre').textContent`), "> Needs the `write` capability"), "a block beyond the key names its cap first")
-	do(t, ctx, "skills-reload", chromedp.Reload(), waitFor(`document.querySelector('[data-file="references/writing.md"] pre')`))
+	do(t, ctx, "skills-reload", chromedp.Reload(), afterLoad(`document.querySelector('[data-file="references/writing.md"] pre')`))
 	shown := map[string]string{}
 	for _, f := range []string{"SKILL.md", "references/writing.md", "references/time.md", "references/sharing.md"} {
 		shown[f] = eval[string](t, ctx, `document.querySelector('[data-file="`+f+`"] pre').textContent`)
@@ -142,14 +142,14 @@ func skillsConsole(t *testing.T, ctx context.Context, base string) {
 	var created map[string]any
 	post(t, base, "/v1/admin/forests", login.Key, map[string]any{"id": second, "title": "Ria Formosa"}, &created)
 	apiJSON(t, "POST", base+"/v1/admin/grant", login.Key, map[string]any{"principal": "sol", "forest": second, "caps": []string{"read"}}, http.StatusOK)
-	do(t, ctx, "skills-forests", chromedp.Reload(), waitFor(`document.querySelector('input[name="forest"][value="`+second+`"]')`),
+	do(t, ctx, "skills-forests", chromedp.Reload(), afterLoad(`document.querySelector('input[name="forest"][value="`+second+`"]')`),
 		click(`input[name="forest"][value="`+second+`"]`), waitFor(`document.querySelector('[data-file="SKILL.md"] pre') && document.querySelector('[data-file="SKILL.md"] pre').textContent.includes('## Which forest')`))
 	assert.Contains(t, location(t, ctx), "forests=mare-alta%2C"+second)
 	core = eval[string](t, ctx, `document.querySelector('[data-file="SKILL.md"] pre').textContent`)
 	assert.Contains(t, core, "name: monkeyllm-mare-alta-"+second+"\n")
 	assert.Contains(t, core, "| "+forestID+" | read |")
 	assert.Contains(t, core, "| "+second+" | read |")
-	themedAt(t, ctx, "skills-forests", `[data-file="SKILL.md"]`)
+	shootAt(t, ctx, "skills-forests", `[data-file="SKILL.md"]`)
 
 	// A name too long to spell is hashed, the same whatever the order.
 	hashed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`import(document.querySelector('script[src$="/app.js"]').src.replace(/app\.js$/, 'consoles/skills-text.js'))
