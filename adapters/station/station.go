@@ -270,6 +270,10 @@ func (s *Server) build() {
 	}
 	mux.Handle("/mcp", s.mcp)
 	mux.Handle("/clipper.zip", s.clipper)
+	// The address the Studio's Skills and Integrations consoles teach
+	// (10 §6.13: claude mcp add … <origin>/mcp/) is the same endpoint;
+	// only the exact path, so /mcp/anything stays outside the mount.
+	mux.Handle("/mcp/{$}", s.mcp)
 	mux.Handle("/", studio.New())
 	s.handler = studio.Guard(mux)
 }

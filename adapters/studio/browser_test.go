@@ -97,6 +97,9 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("access audit", func(t *testing.T) { accessAudit(t, browser(t, bin), base) })
 	t.Run("clipper link", func(t *testing.T) { clipperLink(t, browser(t, bin), base) })
 	t.Run("ingest", func(t *testing.T) { ingestConsole(t, browser(t, bin), base) })
+	t.Run("skills", func(t *testing.T) { skillsConsole(t, browser(t, bin), base) })
+	t.Run("integrations", func(t *testing.T) { integrationsConsole(t, browser(t, bin), base) })
+	t.Run("govern caps", func(t *testing.T) { governCaps(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh

@@ -26,9 +26,11 @@ export const CONSOLES = [
   { key: 'playground', group: 'use', cap: 'read' },
   { key: 'data', group: 'use', cap: 'query' },
   { key: 'ingest', group: 'build', cap: 'ingest' },
+  { key: 'skills', group: 'build', cap: 'read' },
   { key: 'people', group: 'govern', cap: 'admin' },
   { key: 'audit', group: 'govern', cap: 'admin' },
   { key: 'webhooks', group: 'govern', cap: 'admin' },
+  { key: 'integrations', group: 'govern', cap: 'admin' },
 ];
 
 const GROUPS = ['use', 'build', 'govern'];
@@ -164,15 +166,25 @@ function show(p) {
   const forest = forests.find((x) => x.id === p.forest);
   if (!forest) return frame(null, '', unknownForest(p.forest));
   const entry = CONSOLES.find((c) => c.key === p.console);
-  if (!entry || !permits(forest.caps, entry)) {
+  const denied = entry && !permits(forest.caps, entry) ? entry : null;
+  if (!entry || denied) {
     p = { ...p, console: landing(forest.caps) };
     router.replaceQuiet(p);
   }
   rememberPlace(p.forest, p.console);
   const main = h('div', null, h('p', { class: 'spinner' }, t('shell.loading')));
-  frame(forest, p.console, main);
+  frame(forest, p.console, denied ? [deniedCard(denied), main] : main);
   loadConsole(main, forest, p);
   welcome();
+}
+
+// deniedCard is the needs-capability card of a console the address
+// named and the grant does not permit: the address is replaced by the
+// landing console (10 §2), and the card says why, so a shared link to
+// a hidden console is explained rather than silently swapped.
+function deniedCard(entry) {
+  return h('div', { class: 'card needs', role: 'status', 'data-denied': entry.key },
+    h('strong', null, t(`shell.console.${entry.key}`)), h('p', null, t('shell.needsCap', { cap: entry.cap })));
 }
 
 const WELCOMED = 'monkeyllm.studio.welcomed';
