@@ -24,9 +24,11 @@ export const CONSOLES = [
   { key: 'read', group: 'use', cap: 'read' },
   { key: 'playground', group: 'use', cap: 'read' },
   { key: 'data', group: 'use', cap: 'query' },
+  { key: 'models', group: 'build', cap: 'admin' },
   { key: 'people', group: 'govern', cap: 'admin' },
   { key: 'audit', group: 'govern', cap: 'admin' },
   { key: 'webhooks', group: 'govern', cap: 'admin' },
+  { key: 'health', group: 'govern', cap: 'admin' },
 ];
 
 const GROUPS = ['use', 'build', 'govern'];
