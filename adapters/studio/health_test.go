@@ -53,6 +53,7 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Equal(t, report, apiJSON(t, "GET", base+"/v1/admin/health?forest="+forestID, key, nil, http.StatusOK))
 
 	// A person accepts the proposal: it leaves the list.
+	themedAt(t, ctx, "health-proposals", ".proposals")
 	do(t, ctx, "health-vote", click(`tr[data-proposal="`+fixtureProposal+`"] button[data-vote="accept"]`),
 		waitFor(`document.querySelector('[data-voted="accepted"]') && !document.querySelector('tr[data-proposal="`+fixtureProposal+`"]')`))
 	links := apiJSON(t, "GET", base+"/v1/forests/"+forestID+"/links", key, nil, http.StatusOK)["links"].([]any)
@@ -72,7 +73,7 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 		click(`button[data-download]`), waitFor(`window.__got`))
 	assert.Equal(t, snap["name"], eval[string](t, ctx, `window.__got`))
 	assert.Equal(t, int(snap["bytes"].(float64)), eval[int](t, ctx, `window.__size`), "the whole file, fetched with the key")
-	themed(t, ctx, "health-after")
+	themedAt(t, ctx, "health-snapshots", ".proposals")
 
 	// A key administering one branch: the report is refused with the
 	// reason, and the console explains it instead of filtering.

@@ -53,6 +53,21 @@ func signInOwner(t *testing.T, ctx context.Context, base string) string {
 	return login.Key
 }
 
+// themedAt is themed with the page scrolled to sel, for the parts of a
+// long console below the first screen.
+func themedAt(t *testing.T, ctx context.Context, name, sel string) {
+	t.Helper()
+	for _, theme := range []string{"light", "dark"} {
+		require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = '`+theme+`';
+			document.querySelectorAll('.rail .prefs button').forEach((b) => b.setAttribute('aria-pressed', String(b.textContent.toLowerCase() === '`+theme+`')));
+			document.querySelector(`+jsString(sel)+`).scrollIntoView({ block: 'start' })`)))
+		shoot(t, ctx, name)
+		axe(t, ctx, name+" "+theme)
+	}
+	require.NoError(t, chromedp.Do(ctx, js(`document.documentElement.dataset.theme = 'light'; scrollTo(0, 0);
+		document.querySelectorAll('.rail .prefs button').forEach((b, i) => b.setAttribute('aria-pressed', String(i === 0)))`)))
+}
+
 // setSelect picks a value in a select and tells the page.
 func setSelect(sel, v string) chromedp.Action[chromedp.Void] {
 	return js(`(() => { const s = document.querySelector(` + jsString(sel) + `); s.value = ` + jsString(v) +
@@ -80,6 +95,8 @@ func modelsConsole(t *testing.T, ctx context.Context, base string) {
 	do(t, ctx, "models-preset", click(`button[data-preset="ollama"]`), waitFor(`document.querySelector('.provider-form [data-private]')`))
 	assert.Equal(t, "http://localhost:11434/v1", eval[string](t, ctx, `document.querySelector('input[name="endpoint"]').value`))
 	assert.Contains(t, text(t, ctx, ".provider-form [data-private]"), "MONKEYLLM_STATION_PROVIDER_ALLOW_PRIVATE=1")
+	themedAt(t, ctx, "models-private", ".provider-form")
+	themed(t, ctx, "models-empty")
 	do(t, ctx, "models-preset-public", click(`button[data-preset="openrouter"]`), waitFor(`!document.querySelector('.provider-form [data-private]')`))
 
 	// Add the provider with a key; the key is never shown back.
@@ -116,6 +133,8 @@ func modelsConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('form[data-role="ingest"] [data-price]').length`))
 	assert.NotContains(t, text(t, ctx, "main"), "$0 ")
 	themed(t, ctx, "models")
+	themedAt(t, ctx, "models-roles", `form[data-role="ingest"]`)
+	themedAt(t, ctx, "models-cache", `.cache-card`)
 
 	// Unbind, from a fresh page: the binding is gone.
 	do(t, ctx, "models-unbind", chromedp.Reload(), waitFor(`document.querySelector('button[data-unbind="answer"]:not([hidden])')`),

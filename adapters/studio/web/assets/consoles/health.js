@@ -40,7 +40,7 @@ export function render(ctx) {
   const snapshots = (note) => into(snaps, async () => snapshotsCard(ctx, (await api('GET', `/v1/admin/snapshots?forest=${enc(ctx.forest)}`)).data, snapshots, note));
   snapshots();
   return h('section', { class: 'health' }, heading(t('shell.console.health')), h('p', { class: 'hint' }, t('health.lead')),
-    report, proposals, h('div', { class: 'cols two' }, snaps, canopyCard(ctx)));
+    report, proposals, snaps, canopyCard(ctx));
 }
 
 // scopedCard explains a refusal of a key that administers part of the

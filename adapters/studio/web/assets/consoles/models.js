@@ -243,7 +243,7 @@ function roleCard(page, r) {
     h('div', { class: 'row' }, h('h3', null, h('code', null, r.role)), h('span', { class: 'badge' }, r.kind)),
     h('p', { class: 'hint' }, r.description), status,
     field(t('models.provider'), provider), field(t('models.model'), model, t('models.model.hint')), list, price,
-    h('div', { class: 'row' }, field(t('models.maxTokens'), tokens), field(t('models.reasoning'), reasoning)),
+    h('div', { class: 'pair' }, field(t('models.maxTokens'), tokens), field(t('models.reasoning'), reasoning)),
     msg, h('div', { class: 'row' }, save, unbind));
 }
 
