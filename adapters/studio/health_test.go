@@ -5,12 +5,19 @@ package studio_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/monkeyllm/vine/adapters/station"
+	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/testforest"
 )
 
 // fixtureProposal is the fixture's one proposed link (confidence 0.5).
@@ -90,4 +97,46 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Contains(t, text(t, ctx, "[data-scoped]"), "whole forest")
 	assert.Contains(t, text(t, ctx, ".snapshots"), "Only the deployment owner", "download is the owner's alone")
 	themed(t, ctx, "health-scoped")
+
+	lockedForest(t, ctx)
+}
+
+// lockedForest: a snapshot refused with E_LOCKED opens the lock panel.
+// A live holder (this test, holding the writer lock) gets no release
+// button; once it is gone and its card left behind as an orphan, a
+// fresh probe offers the release, which removes the file. It needs the
+// forest's directory, so it runs on a Station of its own.
+func lockedForest(t *testing.T, ctx context.Context) {
+	dir, _ := testforest.Fixture(t)
+	s, err := station.New(context.Background(), station.Options{Root: filepath.Dir(dir),
+		Registry: filepath.Join(t.TempDir(), "registry", "station.db"), Writable: true, AllowedHosts: []string{"*"}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() { srv.Close(); s.Close() })
+	var setup struct{ Key string }
+	post(t, srv.URL, "/v1/auth/setup", "", map[string]string{"username": owner, "password": ownerPwd}, &setup)
+	require.NotEmpty(t, setup.Key)
+
+	held, err := forest.AcquireLock(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { held.Release() })
+	do(t, ctx, "health-locked", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, setup.Key), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
+		click(`dialog.welcome button`), chromedp.Navigate(srv.URL+"/f/"+forestID+"/health"), waitFor(`document.querySelector('button[data-take]')`),
+		click(`button[data-take]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock]')`))
+	assert.Equal(t, "held", text(t, ctx, "[data-lock-panel] dd[data-lock]"))
+	assert.Contains(t, text(t, ctx, "[data-lock-panel]"), strconv.Itoa(os.Getpid()), "the holder's card")
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-unlock]').length`), "a live holder cannot be released")
+	themedAt(t, ctx, "health-locked", ".snapshots")
+
+	// The holder dies and leaves its card: an orphan, which may go.
+	require.NoError(t, held.Release())
+	lockFile := filepath.Join(dir, forest.LockFile)
+	require.NoError(t, os.WriteFile(lockFile, []byte(`{"pid": 999999, "host": "gone-host", "since": "2026-01-02T03:04:05+00:00"}`), 0o644))
+	do(t, ctx, "health-orphan", click(`[data-lock-panel] [data-probe]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock="orphan"]') && document.querySelector('[data-unlock]')`))
+	assert.Contains(t, text(t, ctx, "[data-lock-panel]"), "gone-host")
+	themedAt(t, ctx, "health-orphan", ".snapshots")
+	do(t, ctx, "health-unlock", click(`[data-unlock]`), waitFor(`!document.querySelector('[data-lock-panel]')`))
+	_, err = os.Stat(lockFile)
+	assert.True(t, os.IsNotExist(err), "the orphan's file is removed")
 }

@@ -98,9 +98,10 @@ function lockLine(p) {
 // lockPanel is shown when the forest refused with E_LOCKED: the probe
 // of its writer lock, and a release only where the API accepts one (an
 // orphan, or a card it cannot verify); a live holder gets no button.
+// The probe can be read again without retrying what was refused.
 function lockPanel(ctx, refused, again) {
-  const region = h('div', { class: 'card needs lock-panel' }, refusal(refused), loading());
-  const draw = async (done) => {
+  const region = h('div', { class: 'card needs lock-panel', 'data-lock-panel': '' }, refusal(refused), loading());
+  const draw = async () => {
     let p;
     try { p = (await api('GET', `/v1/admin/locks?forest=${enc(ctx.forest)}`)).data; } catch (e) { return mount(region, refusal(refused), refusal(e)); }
     const releasable = p.state === 'orphan' || p.verified === false;
@@ -118,7 +119,8 @@ function lockPanel(ctx, refused, again) {
           h('dt', null, t('health.lock.since')), h('dd', null, p.holder.since || '?')] : null),
       h('p', { class: 'hint' }, t(releasable ? 'health.lock.releasable' : p.state === 'free' ? 'health.lock.free' : 'health.lock.live')),
       msg, h('div', { class: 'row' }, releasable ? h('button', { type: 'button', class: 'primary', 'data-unlock': '', onclick: release }, t('health.lock.release')) : null,
-        h('button', { type: 'button', onclick: done || again }, t('health.retry'))));
+        h('button', { type: 'button', 'data-probe': '', onclick: draw }, t('health.lock.probe')),
+        h('button', { type: 'button', 'data-retry': '', onclick: again }, t('health.retry'))));
   };
   draw();
   return region;
