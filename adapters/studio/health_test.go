@@ -107,22 +107,13 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 // fresh probe offers the release, which removes the file. It needs the
 // forest's directory, so it runs on a Station of its own.
 func lockedForest(t *testing.T, ctx context.Context) {
-	dir, _ := testforest.Fixture(t)
-	s, err := station.New(context.Background(), station.Options{Root: filepath.Dir(dir),
-		Registry: filepath.Join(t.TempDir(), "registry", "station.db"), Writable: true, AllowedHosts: []string{"*"}})
-	require.NoError(t, err)
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	var setup struct{ Key string }
-	post(t, srv.URL, "/v1/auth/setup", "", map[string]string{"username": owner, "password": ownerPwd}, &setup)
-	require.NotEmpty(t, setup.Key)
-
+	base, dir, key := ownStation(t)
 	held, err := forest.AcquireLock(dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { held.Release() })
-	do(t, ctx, "health-locked", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
-		input(`input[name="key"]`, setup.Key), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
-		click(`dialog.welcome button`), chromedp.Navigate(srv.URL+"/f/"+forestID+"/health"), waitFor(`document.querySelector('button[data-take]')`),
+	do(t, ctx, "health-locked", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, key), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
+		click(`dialog.welcome button`), chromedp.Navigate(base+"/f/"+forestID+"/health"), waitFor(`document.querySelector('button[data-take]')`),
 		click(`button[data-take]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock]')`))
 	assert.Equal(t, "held", text(t, ctx, "[data-lock-panel] dd[data-lock]"))
 	assert.Contains(t, text(t, ctx, "[data-lock-panel]"), strconv.Itoa(os.Getpid()), "the holder's card")
@@ -139,4 +130,22 @@ func lockedForest(t *testing.T, ctx context.Context) {
 	do(t, ctx, "health-unlock", click(`[data-unlock]`), waitFor(`!document.querySelector('[data-lock-panel]')`))
 	_, err = os.Stat(lockFile)
 	assert.True(t, os.IsNotExist(err), "the orphan's file is removed")
+}
+
+// ownStation serves a fresh copy of the fixture forest from a Station of
+// its own, for a test that needs the forest's directory or a deployment
+// it may change; it returns the address, the forest's directory and the
+// owner's key.
+func ownStation(t *testing.T) (base, dir, key string) {
+	t.Helper()
+	dir, _ = testforest.Fixture(t)
+	s, err := station.New(context.Background(), station.Options{Root: filepath.Dir(dir),
+		Registry: filepath.Join(t.TempDir(), "registry", "station.db"), Writable: true, AllowedHosts: []string{"*"}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() { srv.Close(); s.Close() })
+	var setup struct{ Key string }
+	post(t, srv.URL, "/v1/auth/setup", "", map[string]string{"username": owner, "password": ownerPwd}, &setup)
+	require.NotEmpty(t, setup.Key)
+	return srv.URL, dir, setup.Key
 }

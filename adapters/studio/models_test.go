@@ -142,6 +142,32 @@ func modelsConsole(t *testing.T, ctx context.Context, base string) {
 	assert.Empty(t, apiJSON(t, "GET", base+"/v1/admin/models?forest="+forestID, key, nil, http.StatusOK)["bindings"])
 
 	withoutAdminConsoles(t, ctx, base, key)
+	notGoverning(t, ctx)
+}
+
+// notGoverning: an administrator of one forest of two may bind that
+// forest's roles but not change or test the deployment's providers; the
+// console says why and disables those controls, and the API refuses.
+func notGoverning(t *testing.T, ctx context.Context) {
+	base, _, key := ownStation(t)
+	apiJSON(t, "POST", base+"/v1/admin/forests", key, map[string]any{"id": "second", "title": "Second"}, http.StatusOK)
+	apiJSON(t, "POST", base+"/v1/admin/providers", key, map[string]any{"name": "lab", "endpoint": "https://lab.example.org/v1"}, http.StatusOK)
+	var person struct {
+		APIKey string `json:"api_key"`
+	}
+	post(t, base, "/v1/admin/people", key, map[string]any{"principal": "ana", "issue_key": true,
+		"grant": map[string]any{"forest": forestID, "caps": []string{"admin"}}}, &person)
+	apiJSON(t, "POST", base+"/v1/admin/providers/test", person.APIKey, map[string]any{"name": "lab"}, http.StatusForbidden)
+	do(t, ctx, "models-not-governing", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
+		click(`dialog.welcome button`), chromedp.Navigate(base+"/f/"+forestID+"/models"), waitFor(`document.querySelector('tr[data-provider="lab"]')`))
+	assert.Contains(t, text(t, ctx, `[data-governs="no"]`), "administrator of every forest")
+	for _, b := range []string{`button[data-test="lab"]`, `button[data-edit="lab"]`, `button[data-remove="lab"]`, `.provider-form button[type="submit"]`} {
+		assert.True(t, eval[bool](t, ctx, `document.querySelector(`+jsString(b)+`).disabled`), "%s disabled", b)
+		assert.Contains(t, attr(t, ctx, b, "title"), "every forest", "%s says why", b)
+	}
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('form[data-role="answer"] select[name="provider"]').disabled`), "this forest's roles stay bindable")
+	themed(t, ctx, "models-not-governing")
 }
 
 // withoutAdminConsoles: a key without admin finds neither Models nor

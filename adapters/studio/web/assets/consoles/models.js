@@ -27,18 +27,20 @@ const enc = encodeURIComponent;
 
 export function render(ctx) {
   if (!allowed(ctx, 'admin')) return needsCap('admin');
-  // Providers are the deployment's: changing or testing one needs the
-  // owner or admin on every forest (09 §8); the API refuses anyway.
-  const governs = !!ctx.me.owner || ctx.forests.every((f) => f.caps.includes('admin'));
   const body = h('div');
-  const page = { ctx, governs, body, providers: [], roles: [], bindings: [], redraws: new Set() };
+  const page = { ctx, governs: false, body, providers: [], roles: [], bindings: [], redraws: new Set() };
   page.reload = () => into(body, async () => {
     const [p, m] = await Promise.all([api('GET', '/v1/admin/providers'), api('GET', `/v1/admin/models?forest=${enc(ctx.forest)}`)]);
+    // Providers are the deployment's: changing or testing one needs the
+    // owner or admin on every forest (09 §8), which the host alone can
+    // judge; the API refuses anyway.
+    page.governs = p.data.governs === true;
     page.providers = p.data.providers || [];
     page.roles = m.data.roles || [];
     page.bindings = m.data.bindings || [];
     page.redraws.clear();
-    return h('div', null, providersCard(page), h('h2', { class: 'section' }, t('models.roles')),
+    return h('div', null, page.governs ? null : h('div', { class: 'card needs', 'data-governs': 'no' }, h('p', null, t('models.notGoverning'))),
+      providersCard(page), h('h2', { class: 'section' }, t('models.roles')),
       h('p', { class: 'hint' }, t('models.roles.lead', { forest: ctx.forest })),
       h('div', { class: 'role-cards' }, page.roles.map((r) => roleCard(page, r))));
   });
@@ -46,7 +48,6 @@ export function render(ctx) {
   const cache = h('div');
   into(cache, async () => cacheCard(ctx, cache, (await api('GET', `/v1/admin/cache?forest=${enc(ctx.forest)}`)).data));
   return h('section', { class: 'models' }, heading(t('shell.console.models')), h('p', { class: 'hint' }, t('models.lead')),
-    governs ? null : h('div', { class: 'card needs', 'data-governs': 'no' }, h('p', null, t('models.notGoverning'))),
     body, h('div', { class: 'cols two' }, cache, canopyCard(ctx)));
 }
 
