@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/adapters/llamacpp/llamacpptest"
 	"github.com/monkeyllm/vine/adapters/studio"
 )
 
@@ -21,21 +23,19 @@ import (
 // Models console needs a catalogue to pick from. One model is priced
 // (per token, as OpenRouter states it), the other is not.
 func catalogueModel(t *testing.T) *httptest.Server {
+	inner := llamacpptest.NewServer(llamacpptest.Reply(fakeAnswer)) // chat and embeddings
+	t.Cleanup(inner.Close)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/v1/models":
-			json.NewEncoder(w).Encode(map[string]any{"data": []any{
-				map[string]any{"id": "fake-9b", "name": "Fake 9B", "context_length": 8192,
-					"pricing": map[string]any{"prompt": "0.00000015", "completion": "0.0000006"}},
-				map[string]any{"id": "local-free"},
-			}})
-		case "/v1/chat/completions":
-			json.NewEncoder(w).Encode(map[string]any{"model": "fake-9b", "choices": []any{map[string]any{"index": 0,
-				"message": map[string]any{"role": "assistant", "content": fakeAnswer}, "finish_reason": "stop"}}})
-		default:
-			http.NotFound(w, r)
+		if r.URL.Path != "/v1/models" {
+			inner.Config.Handler.ServeHTTP(w, r)
+			return
 		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"data": []any{
+			map[string]any{"id": "fake-9b", "name": "Fake 9B", "context_length": 8192,
+				"pricing": map[string]any{"prompt": "0.00000015", "completion": "0.0000006"}},
+			map[string]any{"id": "local-free"},
+		}})
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -135,6 +135,18 @@ func modelsConsole(t *testing.T, ctx context.Context, base string) {
 	themed(t, ctx, "models")
 	themedAt(t, ctx, "models-roles", `form[data-role="ingest"]`)
 	themedAt(t, ctx, "models-cache", `.cache-card`)
+
+	// The Gauntlet: bind embed, and the card follows; build, and the
+	// vectors are the host's count.
+	do(t, ctx, "models-embed", chromedp.Reload(), waitFor(`document.querySelector('.canopy-card[data-state="no-embedder"] button[data-build][disabled]')`),
+		setSelect(`form[data-role="embed"] select[name="provider"]`, "fake"), input(`form[data-role="embed"] input[name="model"]`, "fake-embed"),
+		click(`button[data-save="embed"]`), waitFor(`document.querySelector('.canopy-card[data-state="no-index"] button[data-build]:not([disabled])')`),
+		click(`.canopy-card button[data-build]`), waitFor(`document.querySelector('.canopy-card[data-state="active"]')`))
+	canopy := apiJSON(t, "GET", base+"/v1/admin/canopy?forest="+forestID, key, nil, http.StatusOK)
+	assert.Equal(t, strconv.Itoa(int(canopy["vectors"].(float64))), text(t, ctx, `.canopy-card [data-vectors]`))
+	assert.Contains(t, text(t, ctx, ".canopy-card"), "fake-embed")
+	themedAt(t, ctx, "models-gauntlet", ".cache-card")
+	do(t, ctx, "models-embed-unbind", click(`button[data-unbind="embed"]`), waitFor(`document.querySelector('.canopy-card[data-state="no-embedder"]')`))
 
 	// Unbind, from a fresh page: the binding is gone.
 	do(t, ctx, "models-unbind", chromedp.Reload(), waitFor(`document.querySelector('button[data-unbind="answer"]:not([hidden])')`),

@@ -12,9 +12,12 @@ import { into, refusal } from './common.js';
 // STATES are the layer's readiness states (K.4) and their sentences.
 const STATES = { 'no-embedder': 'noEmbedder', 'no-index': 'noIndex', 'model-mismatch': 'mismatch', active: 'active' };
 
+// canopyCard is the card's region; region.reload reads the status again
+// (Models calls it when the embed binding changes).
 export function canopyCard(ctx) {
   const region = h('div');
-  into(region, async () => view(ctx, region, await status(ctx)));
+  region.reload = () => into(region, async () => view(ctx, region, await status(ctx)));
+  region.reload();
   return region;
 }
 

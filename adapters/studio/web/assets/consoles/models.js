@@ -28,7 +28,8 @@ const enc = encodeURIComponent;
 export function render(ctx) {
   if (!allowed(ctx, 'admin')) return needsCap('admin');
   const body = h('div');
-  const page = { ctx, governs: false, body, providers: [], roles: [], bindings: [], redraws: new Set() };
+  const canopy = canopyCard(ctx);
+  const page = { ctx, governs: false, body, canopy, providers: [], roles: [], bindings: [], redraws: new Set() };
   page.reload = () => into(body, async () => {
     const [p, m] = await Promise.all([api('GET', '/v1/admin/providers'), api('GET', `/v1/admin/models?forest=${enc(ctx.forest)}`)]);
     // Providers are the deployment's: changing or testing one needs the
@@ -48,7 +49,7 @@ export function render(ctx) {
   const cache = h('div');
   into(cache, async () => cacheCard(ctx, cache, (await api('GET', `/v1/admin/cache?forest=${enc(ctx.forest)}`)).data));
   return h('section', { class: 'models' }, heading(t('shell.console.models')), h('p', { class: 'hint' }, t('models.lead')),
-    body, h('div', { class: 'cols two' }, cache, canopyCard(ctx)));
+    body, h('div', { class: 'cols two' }, cache, canopy));
 }
 
 // isPrivate guesses from the text whether an endpoint names this machine
@@ -225,6 +226,7 @@ function roleCard(page, r) {
       mount(msg);
       mount(status, boundLine(saved));
       unbind.hidden = false;
+      if (r.kind === 'embed') page.canopy.reload();
     } catch (err) {
       state = 'dirty';
       mount(msg, refusal(err));
@@ -235,6 +237,7 @@ function roleCard(page, r) {
     try {
       await api('POST', '/v1/admin/models', { forest: page.ctx.forest, role: r.role, remove: true });
       page.reload();
+      if (r.kind === 'embed') page.canopy.reload();
     } catch (err) { mount(msg, refusal(err)); }
   } }, t('models.unbind'));
   const status = h('p', { class: 'meta', 'data-bound': '' }, b ? boundLine(saved) : t('models.unbound'));
