@@ -59,6 +59,16 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 	// Opening the console wrote nothing: the same report, read again.
 	assert.Equal(t, report, apiJSON(t, "GET", base+"/v1/admin/health?forest="+forestID, key, nil, http.StatusOK))
 
+	// A node whose body names no node: read again, the report lists it
+	// as a node link, and "all clear" is gone.
+	apiJSON(t, "POST", base+"/v1/forests/"+forestID+"/plant", key, map[string]any{"node": map[string]any{"id": "concepts/dangling",
+		"type": "concept", "title": "Dangling", "summary": "Names a node that is not there.", "parent": "concepts/_index",
+		"body": "See [[concepts/nowhere]]."}}, http.StatusOK)
+	do(t, ctx, "health-attention", click(`.health button[data-reload]`), waitFor(`document.querySelector('[data-list="broken_wikilinks"] a.node-link')`))
+	assert.Contains(t, text(t, ctx, `[data-list="broken_wikilinks"]`), "concepts/dangling → concepts/nowhere")
+	assert.False(t, eval[bool](t, ctx, `!!document.querySelector('[data-clear]')`))
+	themedAt(t, ctx, "health-attention", `[data-attention]`)
+
 	// A person accepts the proposal: it leaves the list.
 	themedAt(t, ctx, "health-proposals", ".proposals")
 	do(t, ctx, "health-vote", click(`tr[data-proposal="`+fixtureProposal+`"] button[data-vote="accept"]`),

@@ -63,11 +63,11 @@ function reportView(ctx, r, again) {
   const marks = Array.isArray(r.landmarks) ? r.landmarks : [];
   return h('div', null,
     h('div', { class: 'card' }, h('div', { class: 'row' }, h('h2', { class: 'grow' }, t('health.report')),
-      h('button', { type: 'button', onclick: again }, t('health.reload'))),
+      h('button', { type: 'button', 'data-reload': '', onclick: again }, t('health.reload'))),
     h('dl', { class: 'facts counts' }, count('errors', lint.errors), count('warnings', lint.warnings),
       count('needsSplit', (r.needs_split || []).length), count('fatNodes', (r.fat_nodes || []).length),
       h('dt', null, t('health.lock')), h('dd', { 'data-lock': (r.lock || {}).state }, lockLine(r.lock || {})))),
-    lists.length ? h('div', { class: 'card' }, h('h2', null, t('health.attention')), h('div', { class: 'attention-lists' }, lists))
+    lists.length ? h('div', { class: 'card', 'data-attention': '' }, h('h2', null, t('health.attention')), h('div', { class: 'attention-lists' }, lists))
       : h('div', { class: 'card', 'data-clear': '' }, h('p', { class: 'ok' }, t('health.allClear'))),
     h('div', { class: 'cols two' }, uncertain(r.uncertain_links || {}), heat(r.heat || {})),
     marks.length ? h('div', { class: 'card' }, h('h2', null, t('health.landmarks')),
