@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/adapters/station"
+	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -143,14 +144,14 @@ func lockedForest(t *testing.T, ctx context.Context) {
 }
 
 // ownStation serves a fresh copy of the fixture forest from a Station of
-// its own, for a test that needs the forest's directory or a deployment
-// it may change; it returns the address, the forest's directory and the
-// owner's key.
-func ownStation(t *testing.T) (base, dir, key string) {
+// its own (with the environment's providers given), for a test that
+// needs the forest's directory or a deployment it may change; it
+// returns the address, the forest's directory and the owner's key.
+func ownStation(t *testing.T, env ...providers.EnvProvider) (base, dir, key string) {
 	t.Helper()
 	dir, _ = testforest.Fixture(t)
 	s, err := station.New(context.Background(), station.Options{Root: filepath.Dir(dir),
-		Registry: filepath.Join(t.TempDir(), "registry", "station.db"), Writable: true, AllowedHosts: []string{"*"}})
+		Registry: filepath.Join(t.TempDir(), "registry", "station.db"), Writable: true, AllowedHosts: []string{"*"}, EnvProviders: env})
 	require.NoError(t, err)
 	srv := httptest.NewServer(s)
 	t.Cleanup(func() { srv.Close(); s.Close() })

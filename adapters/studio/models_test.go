@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/adapters/llamacpp/llamacpptest"
+	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/studio"
 )
 
@@ -161,18 +162,37 @@ func modelsConsole(t *testing.T, ctx context.Context, base string) {
 // forest's roles but not change or test the deployment's providers; the
 // console says why and disables those controls, and the API refuses.
 func notGoverning(t *testing.T, ctx context.Context) {
-	base, _, key := ownStation(t)
+	base, _, key := ownStation(t, providers.EnvProvider{Role: "llm", Name: "house", Endpoint: "https://llm.example.org/v1", APIKey: "sk-env"})
 	apiJSON(t, "POST", base+"/v1/admin/forests", key, map[string]any{"id": "second", "title": "Second"}, http.StatusOK)
 	apiJSON(t, "POST", base+"/v1/admin/providers", key, map[string]any{"name": "lab", "endpoint": "https://lab.example.org/v1"}, http.StatusOK)
+
+	// The owner: the environment's provider is badged and cannot be
+	// edited or removed here, only tested.
+	do(t, ctx, "models-env", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, key), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
+		click(`dialog.welcome button`), chromedp.Navigate(base+"/f/"+forestID+"/models"), waitFor(`document.querySelector('tr[data-provider="house"]')`))
+	assert.Contains(t, text(t, ctx, `tr[data-provider="house"] .badge.env`), "environment")
+	assert.Contains(t, text(t, ctx, `tr[data-provider="house"]`), "key stored")
+	for _, b := range []string{`button[data-edit="house"]`, `button[data-remove="house"]`} {
+		assert.True(t, eval[bool](t, ctx, `document.querySelector(`+jsString(b)+`).disabled`), "%s disabled", b)
+		assert.Contains(t, attr(t, ctx, b, "title"), "environment variables", "%s says why", b)
+	}
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('button[data-remove="lab"]').disabled`))
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('button[data-test="house"]').disabled`))
+	themed(t, ctx, "models-env")
+	do(t, ctx, "models-remove", js(`document.querySelector('button[data-remove="lab"]').click()`), waitFor(`document.querySelector('[data-remove-yes="lab"]')`),
+		js(`document.querySelector('[data-remove-yes="lab"]').click()`), waitFor(`!document.querySelector('tr[data-provider="lab"]') && document.querySelector('tr[data-provider="house"]')`))
+	apiJSON(t, "POST", base+"/v1/admin/providers", key, map[string]any{"name": "lab", "endpoint": "https://lab.example.org/v1"}, http.StatusOK)
+
 	var person struct {
 		APIKey string `json:"api_key"`
 	}
 	post(t, base, "/v1/admin/people", key, map[string]any{"principal": "ana", "issue_key": true,
 		"grant": map[string]any{"forest": forestID, "caps": []string{"admin"}}}, &person)
 	apiJSON(t, "POST", base+"/v1/admin/providers/test", person.APIKey, map[string]any{"name": "lab"}, http.StatusForbidden)
-	do(t, ctx, "models-not-governing", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
-		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
-		click(`dialog.welcome button`), chromedp.Navigate(base+"/f/"+forestID+"/models"), waitFor(`document.querySelector('tr[data-provider="lab"]')`))
+	do(t, ctx, "models-not-governing", click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
+		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console]')`),
+		chromedp.Navigate(base+"/f/"+forestID+"/models"), waitFor(`document.querySelector('tr[data-provider="lab"]')`))
 	assert.Contains(t, text(t, ctx, `[data-governs="no"]`), "administrator of every forest")
 	for _, b := range []string{`button[data-test="lab"]`, `button[data-edit="lab"]`, `button[data-remove="lab"]`, `.provider-form button[type="submit"]`} {
 		assert.True(t, eval[bool](t, ctx, `document.querySelector(`+jsString(b)+`).disabled`), "%s disabled", b)

@@ -71,7 +71,7 @@ function providersCard(page) {
     const edit = h('button', { type: 'button', 'data-edit': p.name, disabled: !page.governs || p.origin === 'env',
       title: p.origin === 'env' ? t('models.env.why') : why, onclick: () => form.fill(p) }, t('models.edit'));
     const remove = h('button', { type: 'button', 'data-remove': p.name, disabled: !page.governs || p.origin === 'env',
-      title: p.origin === 'env' ? t('models.env.why') : why, onclick: () => removeProvider(page, p, out) }, t('models.remove'));
+      title: p.origin === 'env' ? t('models.env.why') : why, onclick: () => confirmRemove(page, p, out) }, t('models.remove'));
     return h('tr', { 'data-provider': p.name }, h('td', null, h('strong', null, p.name)), h('td', { class: 'endpoint' }, p.endpoint),
       h('td', null, p.origin === 'env' ? h('span', { class: 'badge env', title: t('models.env.why') }, t('models.env')) : h('span', { class: 'badge' }, t('models.console'))),
       h('td', null, h('span', { class: p.has_key ? 'badge key-stored' : 'badge' }, t(p.has_key ? 'models.key.stored' : 'models.key.none'))),
@@ -129,6 +129,14 @@ function priceLine(m) {
   if (m.completion != null) parts.push(t('models.price.completion', { price: perMillion(m.completion) }));
   if (m.context != null) parts.push(t('models.context', { n: m.context }));
   return parts.length ? h('span', { class: 'meta', 'data-price': '' }, parts.join(' · ')) : null;
+}
+
+// confirmRemove asks a second, explicit step: a provider's bindings on
+// every forest go with it.
+function confirmRemove(page, p, out) {
+  mount(out, h('div', { class: 'row confirm', role: 'alert' }, h('span', null, t('models.remove.confirm', { name: p.name })),
+    h('button', { type: 'button', class: 'danger', 'data-remove-yes': p.name, onclick: () => removeProvider(page, p, out) }, t('models.remove.yes')),
+    h('button', { type: 'button', onclick: () => mount(out) }, t('models.remove.no'))));
 }
 
 async function removeProvider(page, p, out) {
