@@ -32,7 +32,7 @@ const fixtureProposal = "operations/departure-checklist discovered-shortcut conc
 func healthConsole(t *testing.T, ctx context.Context, base string) {
 	key := signInOwner(t, ctx, base)
 	report := apiJSON(t, "GET", base+"/v1/admin/health?forest="+forestID, key, nil, http.StatusOK)
-	do(t, ctx, "health-open", click(`nav a[data-console="health"]`), waitFor(`document.querySelector('[data-count="errors"]')`),
+	do(t, ctx, "health-open", press(`nav a[data-console="health"]`), waitFor(`document.querySelector('[data-count="errors"]')`),
 		waitFor(`document.querySelector('tr[data-proposal], .proposals [data-none]') && document.querySelector('.snapshots') && document.querySelector('.canopy-card')`))
 
 	// Relayed, no arithmetic: the counts are the host's numbers.
@@ -65,14 +65,14 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 	apiJSON(t, "POST", base+"/v1/forests/"+forestID+"/plant", key, map[string]any{"node": map[string]any{"id": "concepts/dangling",
 		"type": "concept", "title": "Dangling", "summary": "Names a node that is not there.", "parent": "concepts/_index",
 		"body": "See [[concepts/nowhere]]."}}, http.StatusOK)
-	do(t, ctx, "health-attention", click(`.health button[data-reload]`), waitFor(`document.querySelector('[data-list="broken_wikilinks"] a.node-link')`))
+	do(t, ctx, "health-attention", press(`.health button[data-reload]`), waitFor(`document.querySelector('[data-list="broken_wikilinks"] a.node-link')`))
 	assert.Contains(t, text(t, ctx, `[data-list="broken_wikilinks"]`), "concepts/dangling → concepts/nowhere")
 	assert.False(t, eval[bool](t, ctx, `!!document.querySelector('[data-clear]')`))
 	themedAt(t, ctx, "health-attention", `[data-attention]`)
 
 	// A person accepts the proposal: it leaves the list.
 	themedAt(t, ctx, "health-proposals", ".proposals")
-	do(t, ctx, "health-vote", click(`tr[data-proposal="`+fixtureProposal+`"] button[data-vote="accept"]`),
+	do(t, ctx, "health-vote", press(`tr[data-proposal="`+fixtureProposal+`"] button[data-vote="accept"]`),
 		waitFor(`document.querySelector('[data-voted="accepted"]') && !document.querySelector('tr[data-proposal="`+fixtureProposal+`"]')`))
 	links := apiJSON(t, "GET", base+"/v1/forests/"+forestID+"/links", key, nil, http.StatusOK)["links"].([]any)
 	for _, l := range links {
@@ -81,14 +81,14 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 
 	// A snapshot: taken with payloads, listed, downloaded with the key.
 	require.True(t, eval[bool](t, ctx, `document.querySelector('input[name="with_payloads"]').checked`), "payloads are packed by default")
-	do(t, ctx, "health-snapshot", click(`button[data-take]`), waitFor(`document.querySelector('[data-taken]') && document.querySelectorAll('tr[data-snapshot]').length === 1`))
+	do(t, ctx, "health-snapshot", press(`button[data-take]`), waitFor(`document.querySelector('[data-taken]') && document.querySelectorAll('tr[data-snapshot]').length === 1`))
 	snaps := apiJSON(t, "GET", base+"/v1/admin/snapshots?forest="+forestID, key, nil, http.StatusOK)["snapshots"].([]any)
 	require.Len(t, snaps, 1)
 	snap := snaps[0].(map[string]any)
 	assert.Equal(t, snap["name"], attr(t, ctx, "[data-taken]", "data-taken"))
 	do(t, ctx, "health-download", js(`window.__got = null; const made = URL.createObjectURL; URL.createObjectURL = (b) => { window.__size = b.size; return made(b); };
 		HTMLAnchorElement.prototype.click = function () { if (this.download) window.__got = this.download; };`),
-		click(`button[data-download]`), waitFor(`window.__got`))
+		press(`button[data-download]`), waitFor(`window.__got`))
 	assert.Equal(t, snap["name"], eval[string](t, ctx, `window.__got`))
 	assert.Equal(t, int(snap["bytes"].(float64)), eval[int](t, ctx, `window.__size`), "the whole file, fetched with the key")
 	themedAt(t, ctx, "health-snapshots", ".proposals")
@@ -102,9 +102,10 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 		"grant": map[string]any{"forest": forestID, "caps": []string{"admin"}, "allow": []string{"concepts/"}}}, &person)
 	require.NotEmpty(t, person.APIKey)
 	apiJSON(t, "GET", base+"/v1/admin/health?forest="+forestID, person.APIKey, nil, http.StatusForbidden)
-	do(t, ctx, "health-scoped", click(`.rail footer > button`), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
-		input(`input[name="key"]`, person.APIKey), click(`form button[type="submit"]`), waitFor(`document.querySelector('nav a[data-console="health"]')`),
-		click(`nav a[data-console="health"]`), waitFor(`document.querySelector('[data-scoped]')`))
+	do(t, ctx, "health-scoped", keyed(person.APIKey), chromedp.Navigate(base+"/f/"+forestID+"/overview"),
+		waitFor(`document.querySelector('nav a[data-console="health"]')`), press(`nav a[data-console="health"]`),
+		waitFor(`document.querySelector('[data-scoped]')`))
+	assert.Contains(t, text(t, ctx, ".rail footer .meta"), "rui")
 	assert.Contains(t, text(t, ctx, "[data-scoped]"), "whole forest")
 	assert.Contains(t, text(t, ctx, ".snapshots"), "Only the deployment owner", "download is the owner's alone")
 	themed(t, ctx, "health-scoped")
@@ -123,9 +124,9 @@ func lockedForest(t *testing.T, ctx context.Context) {
 	require.NoError(t, err)
 	t.Cleanup(func() { held.Release() })
 	do(t, ctx, "health-locked", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`input[name="key"]`)),
-		input(`input[name="key"]`, key), click(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
-		click(`dialog.welcome button`), chromedp.Navigate(base+"/f/"+forestID+"/health"), waitFor(`document.querySelector('button[data-take]')`),
-		click(`button[data-take]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock]')`))
+		input(`input[name="key"]`, key), press(`form button[type="submit"]`), waitFor(`document.querySelector('dialog.welcome[open]')`),
+		press(`dialog.welcome button`), chromedp.Navigate(base+"/f/"+forestID+"/health"), waitFor(`document.querySelector('button[data-take]')`),
+		press(`button[data-take]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock]')`))
 	assert.Equal(t, "held", text(t, ctx, "[data-lock-panel] dd[data-lock]"))
 	assert.Contains(t, text(t, ctx, "[data-lock-panel]"), strconv.Itoa(os.Getpid()), "the holder's card")
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-unlock]').length`), "a live holder cannot be released")
@@ -135,10 +136,10 @@ func lockedForest(t *testing.T, ctx context.Context) {
 	require.NoError(t, held.Release())
 	lockFile := filepath.Join(dir, forest.LockFile)
 	require.NoError(t, os.WriteFile(lockFile, []byte(`{"pid": 999999, "host": "gone-host", "since": "2026-01-02T03:04:05+00:00"}`), 0o644))
-	do(t, ctx, "health-orphan", click(`[data-lock-panel] [data-probe]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock="orphan"]') && document.querySelector('[data-unlock]')`))
+	do(t, ctx, "health-orphan", press(`[data-lock-panel] [data-probe]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock="orphan"]') && document.querySelector('[data-unlock]')`))
 	assert.Contains(t, text(t, ctx, "[data-lock-panel]"), "gone-host")
 	themedAt(t, ctx, "health-orphan", ".snapshots")
-	do(t, ctx, "health-unlock", click(`[data-unlock]`), waitFor(`!document.querySelector('[data-lock-panel]')`))
+	do(t, ctx, "health-unlock", press(`[data-unlock]`), waitFor(`!document.querySelector('[data-lock-panel]')`))
 	_, err = os.Stat(lockFile)
 	assert.True(t, os.IsNotExist(err), "the orphan's file is removed")
 }
