@@ -147,6 +147,7 @@ func modelsConsole(t *testing.T, ctx context.Context, base string) {
 		input(`form[data-role="ingest"] input[name="model"]`, "local-free"),
 		waitFor(`document.querySelector('button[data-save="ingest"]').dataset.state === 'dirty'`))
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('form[data-role="ingest"] [data-price]').length`))
+	assert.Equal(t, "Saved", text(t, ctx, `button[data-save="answer"]`), "leaving the saved card keeps its state")
 	assert.NotContains(t, text(t, ctx, "main"), "$0 ")
 	themed(t, ctx, "models")
 	themedAt(t, ctx, "models-roles", `form[data-role="ingest"]`)

@@ -219,7 +219,9 @@ function roleCard(page, r) {
     mount(price, priceLine(cat.find((m) => m.id === model.value.trim())));
   };
   page.redraws.add(drawList);
-  const edited = () => { if (state === 'saved') state = 'clean'; drawList(); paint(); };
+  // A change event on blur after a save changes nothing: "saved" stays
+  // until the values differ from what was saved.
+  const edited = () => { drawList(); paint(); };
   for (const c of [provider, model, tokens, reasoning]) { c.addEventListener('input', edited); c.addEventListener('change', edited); }
   const submit = async (e) => {
     e.preventDefault();
