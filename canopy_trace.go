@@ -4,6 +4,8 @@ package vine
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -17,6 +19,32 @@ import (
 type callShares struct {
 	embed, dense       atomic.Int64 // nanoseconds
 	embedRan, denseRan atomic.Bool
+
+	mu   sync.Mutex
+	exts []string // extensions that changed the call's answer ("ext:<id>")
+}
+
+// addExtension names an extension that changed the call's answer, so
+// its trace event says so (spec 11 §3, F.184).
+func (s *callShares) addExtension(name string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.exts, name) {
+		s.exts = append(s.exts, name)
+	}
+}
+
+// extensions are the names addExtension recorded, nil when none.
+func (s *callShares) extensions() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.exts)
 }
 
 type sharesKey struct{}

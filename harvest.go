@@ -46,6 +46,9 @@ type HarvestOptions struct {
 	IncludeSuperseded bool
 	// Hybrid is the locate leg's entry-search mode for this call only.
 	Hybrid bool
+	// Ranker, when set, reorders the items before the budget; Vine.Harvest
+	// uses the forest's (SetRanker) when this is nil. Host-only.
+	Ranker Ranker `json:"-"`
 }
 
 // HarvestResult is a harvest sweep: the question, the terms it searched
@@ -62,6 +65,11 @@ type HarvestResult struct {
 	Searched           *int              `json:"searched,omitempty"`
 	MatchedWindow      *int              `json:"matched_window,omitempty"`
 	Hint               string            `json:"hint,omitempty"`
+	// Extensions name the extension that reordered the items
+	// ("ext:<id>"), absent when none did (spec 11 §3).
+	Extensions []string `json:"extensions,omitempty"`
+
+	rankErr error // a ranker's failure, for the host's log
 }
 
 // HarvestItem is one piece of evidence of a harvest sweep.
@@ -113,7 +121,14 @@ const harvestEmptyHint = "Nothing matched in metadata or bodies. Narrow the ques
 // (HarvestBudget) with explicit truncation. It is the "harvest"
 // primitive of the signature table, served by every transport.
 func (v *Vine) Harvest(ctx context.Context, query string, opt HarvestOptions) (*HarvestResult, error) {
-	return HarvestFrom(ctx, vineReader{v}, query, opt)
+	if opt.Ranker == nil {
+		opt.Ranker = v.currentRanker()
+	}
+	res, err := HarvestFrom(ctx, vineReader{v}, query, opt)
+	if err == nil && res.rankErr != nil {
+		v.log.Warn("ranking extension failed; harvest kept its own order", "ranker", opt.Ranker.Name(), "err", res.rankErr)
+	}
+	return res, err
 }
 
 // HarvestFrom is Harvest through r: a scoped view that filters every read
@@ -147,6 +162,13 @@ func HarvestFrom(ctx context.Context, r HarvestReader, query string, opt Harvest
 		return nil, err
 	}
 	lg.windowFacts(res)
+	if ranked, changed, err := rerank(ctx, opt.Ranker, query, res.Results); err != nil {
+		res.rankErr = err
+	} else if changed {
+		res.Results = ranked
+		res.Extensions = []string{opt.Ranker.Name()}
+		sharesOf(ctx).addExtension(opt.Ranker.Name())
+	}
 	if budget.ShrinkTail(&res.Results, HarvestBudget, func() any { return res }) > 0 {
 		res.Truncated = true
 	}

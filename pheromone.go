@@ -95,6 +95,7 @@ func (h *heatLayer) trace(ctx context.Context, ev Event, args []byte, result any
 		ElapsedMS: float64(ev.Duration.Microseconds()) / 1000,
 	}
 	e.EmbedMS, e.DenseMS = sharesOf(ctx).millis()
+	e.Extensions = sharesOf(ctx).extensions()
 	if ev.NodeID != "" {
 		id := ev.NodeID
 		e.ID = &id

@@ -4,6 +4,8 @@ package vine
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/monkeyllm/vine/internal/lint"
 )
@@ -40,5 +42,30 @@ func (v *Vine) Validate(ctx context.Context) (*Report, error) {
 	for i, f := range r.Findings {
 		rep.Findings[i] = Finding(f)
 	}
+	v.validateExtensions(rep)
 	return rep, nil
+}
+
+// validateExtensions reports an unreadable _meta/extensions.yaml (an
+// error) and every extension it expects that this host has not
+// installed (a warning, spec 11 §6).
+func (v *Vine) validateExtensions(rep *Report) {
+	const id = "_meta/extensions"
+	e, err := v.Extensions()
+	if err != nil {
+		rep.Findings = append(rep.Findings, Finding{NodeID: id, Level: "error", Message: err.Error()})
+		rep.Errors++
+		return
+	}
+	var installed []string
+	if v.installedExt != nil {
+		installed = v.installedExt()
+	}
+	for _, x := range e.IDs() {
+		if !slices.Contains(installed, x) {
+			rep.Findings = append(rep.Findings, Finding{NodeID: id, Level: "warning",
+				Message: fmt.Sprintf("the forest expects extension %q, which this host has not installed; it is inert here until an operator installs it", x)})
+			rep.Warnings++
+		}
+	}
 }

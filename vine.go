@@ -120,6 +120,13 @@ type Options struct {
 	// means DefaultJSONDepth. (DecodeArgs, which transports call on
 	// their own, always uses the default.)
 	JSONDepth int
+
+	// InstalledExtensions lists the extension ids this host has
+	// installed. Validate warns about every id the forest's
+	// _meta/extensions.yaml expects that it does not list; nil means the
+	// host has none (no extension loader), so every expected id is
+	// reported. Nothing is ever installed because a forest expects it.
+	InstalledExtensions func() []string
 }
 
 // Progress reports how far a long operation has come.
@@ -138,7 +145,9 @@ type Vine struct {
 	log      *slog.Logger
 
 	skipAutoIndex bool
-	jsonDepth     int                 // bound on Call's argument nesting
+	jsonDepth     int             // bound on Call's argument nesting
+	installedExt  func() []string // Options.InstalledExtensions
+	ranker        atomic.Pointer[Ranker]
 	readLimits    forest.ReadLimits   // bound on reading one node file
 	fetcher       payload.Fetcher     // nil: payload.DefaultRegistry()
 	place         *payloadplace.Place // the payloads: rule, identity, G.9 cache
@@ -208,7 +217,7 @@ func Open(ctx context.Context, dir string, opts *Options) (*Vine, error) {
 	v := &Vine{root: root, readOnly: opt.ReadOnly, now: opt.Now, progress: opt.Progress, log: opt.Logger,
 		skipAutoIndex: opt.SkipAutoIndex, onEvent: opt.OnEvent,
 		fetcher: opt.Fetcher, lockWait: opt.LockWait, sqlLimits: newSQLLimits(opt),
-		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits,
+		jsonDepth: opt.JSONDepth, readLimits: opt.ReadLimits, installedExt: opt.InstalledExtensions,
 		heat:  heatLayer{source: opt.Heat, observer: opt.Observer, log: opt.Logger},
 		files: nodeFiles{root: root, limits: opt.ReadLimits}}
 	v.canopy = newCanopyLayer(v, opt.Embedder)

@@ -33,6 +33,8 @@ type Answerer struct {
 	closed bool
 
 	flights flights // coalesced sweep misses
+
+	prompterFor func(context.Context, *vine.Vine) Prompter
 }
 
 // New returns an Answerer for model m. opts may be nil; m may be nil
@@ -43,7 +45,8 @@ func New(m Model, opts *Options) *Answerer {
 		o = *opts
 	}
 	a := &Answerer{model: m, binding: resolveBinding(m, o.Binding), modelFor: o.ModelFor, now: o.Now, storeOp: o.Store,
-		storeBy: o.StoreSettings, rates: o.Rates, scopeOf: o.ScopeKey, log: o.Logger, stores: map[string]*store{}}
+		storeBy: o.StoreSettings, rates: o.Rates, scopeOf: o.ScopeKey, log: o.Logger, stores: map[string]*store{},
+		prompterFor: o.Prompter}
 	if a.now == nil {
 		a.now = time.Now
 	}

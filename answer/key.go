@@ -55,6 +55,9 @@ func (a *Answerer) keyCommon(q *query, scope string) []keyPart {
 	if q.win.Active() {
 		parts = append(parts, keyPart{"window", windowPart(q.win)})
 	}
+	if q.prompter != nil { // an active prompt contribution changes answers (11 §12.4)
+		parts = append(parts, keyPart{"extensions", []string{q.prompter.Name()}})
+	}
 	return append(parts, keyPart{"scope", scope})
 }
 

@@ -110,7 +110,24 @@ type Options struct {
 	// Logger receives what never reaches the caller (store failures).
 	// Nil discards it.
 	Logger *slog.Logger
+	// Prompter, when set, gives a forest's prompt contribution (spec 11
+	// §3, the prompt seam: the first claimant among the extensions it
+	// enables), nil when it has none.
+	Prompter func(ctx context.Context, v *vine.Vine) Prompter
 }
+
+// Prompter appends to answer's system message (the prompt seam): it is
+// asked with the mode ("sweep" or "walk"), the question and the system
+// message, and what it returns is appended, never substituted, so the
+// rules on citation, refusing to invent and the budget stay. A failure
+// or a reply slower than PromptDeadline leaves the message unmodified.
+type Prompter interface {
+	Name() string // "ext:<id>"
+	Prompt(ctx context.Context, mode, question, system string) (string, error)
+}
+
+// PromptDeadline is how long a Prompter may take.
+const PromptDeadline = 2 * time.Second
 
 // Params are the parameters of one answer besides the question (J.10.2).
 // The zero value is a sweep with k = 3 and every default.
@@ -182,7 +199,8 @@ type query struct {
 	win         window.Window
 	detail      string
 	p           Params
-	bound       bound // the model this call answers with
+	bound       bound    // the model this call answers with
+	prompter    Prompter // the forest's prompt contribution, nil for none
 }
 
 // validate refuses what no work should start on (E_SCHEMA naming the

@@ -59,6 +59,10 @@ type Response struct {
 	Harvest *harvest.Result `json:"harvest,omitempty"`
 	// Trace is the slice of the forest's trace this call appended.
 	Trace *Trace `json:"trace,omitempty"`
+	// Extensions name the extensions that changed this answer: a ranking
+	// of its evidence, a prompt appended to its instruction ("ext:<id>");
+	// absent when none did (spec 11 §3).
+	Extensions []string `json:"extensions,omitempty"`
 	// Window echoes the caller's window of a walk.
 	Window *vine.WindowEcho `json:"window,omitempty"`
 

@@ -27,6 +27,7 @@ func (a *Answerer) Sweep(ctx context.Context, v *vine.Vine, question string, p P
 	if q.bound, err = a.bind(ctx, v); err != nil {
 		return nil, err
 	}
+	q.prompter = a.prompter(ctx, v)
 	sess := session(p)
 	cctx := vine.WithSession(ctx, sess)
 	sw, err := a.prepare(cctx, v, q, sess)
@@ -58,6 +59,7 @@ type sweep struct {
 	msgs    []Message
 	done    *Response // a hit or a refusal: no model call
 	release func()    // ends this sweep's leadership of its key
+	exts    []string  // extensions that changed the messages ("ext:<id>")
 }
 
 // prepare is phase 1 (J.10.11): retrieval, the floor, the store.
@@ -95,6 +97,7 @@ func (a *Answerer) prepare(ctx context.Context, v *vine.Vine, q *query, sess str
 	}
 	sw.corpus = corpusSize(ctx, v)
 	sw.msgs = sweepMessages(q, h, sw.corpus, a.replyCap(q))
+	sw.exts = a.appendPrompt(ctx, q, "sweep", &sw.msgs[0])
 	return sw, nil
 }
 
@@ -177,7 +180,8 @@ func (a *Answerer) settleSweep(ctx context.Context, v *vine.Vine, sw *sweep, t t
 
 // sweepResponse is what every sweep answer carries from its retrieval.
 func (a *Answerer) sweepResponse(sw *sweep) *Response {
-	res := &Response{Harvest: sw.h, Evidence: sw.h.NodeIDs(), ReplyTokens: sw.q.replyTokens}
+	res := &Response{Harvest: sw.h, Evidence: sw.h.NodeIDs(), ReplyTokens: sw.q.replyTokens,
+		Extensions: extensionsOf(sw.h.Extensions, sw.exts)}
 	res.Sources = make([]Source, 0, len(sw.h.Results))
 	for _, it := range sw.h.Results {
 		res.Sources = append(res.Sources, Source{ID: it.ID, Title: it.Title, Summary: it.Summary, Type: it.Type,

@@ -41,6 +41,7 @@ func (a *Answerer) Walk(ctx context.Context, v *vine.Vine, question string, p Pa
 	if q.bound, err = a.bind(ctx, v); err != nil {
 		return nil, err
 	}
+	q.prompter = a.prompter(ctx, v)
 	sess := session(p)
 	cctx := vine.WithSession(ctx, sess)
 	today := a.now().Format(time.DateOnly) // one reading of the clock: the prompt's date is the key's

@@ -34,6 +34,7 @@ type walker struct {
 	usage    Usage
 	modelMS  float64
 	stripped bool
+	exts     []string // extensions that changed the messages
 }
 
 func newWalker(ctx context.Context, a *Answerer, v *vine.Vine, q *query, today string) *walker {
@@ -61,6 +62,7 @@ func (w *walker) run() (*Response, error) {
 		{Role: "system", Content: walkSystem(w.q, w.today, w.budget, w.a.replyCap(w.q), walkTools)},
 		{Role: "user", Content: walkEntry(w.q.question, how, entry)},
 	}
+	w.exts = w.a.appendPrompt(w.ctx, w.q, "walk", &w.msgs[0])
 	for n := 1; ; n++ {
 		t, err := w.a.complete(w.ctx, w.q, w.msgs, w.a.maxTokens(w.q))
 		if err != nil {
@@ -246,7 +248,7 @@ func (w *walker) exhausted(n int, t turn) *Response {
 // response assembles what every ending shares.
 func (w *walker) response(n int, t turn) *Response {
 	res := &Response{Model: w.a.modelName(w.q, t), Turns: n, Hops: nonNil(w.hops), Read: w.readNodes(),
-		ReplyTokens: w.q.replyTokens, ReasoningStripped: w.stripped}
+		ReplyTokens: w.q.replyTokens, ReasoningStripped: w.stripped, Extensions: w.exts}
 	ms := round3(w.modelMS)
 	res.ModelMS = &ms
 	u := w.usage

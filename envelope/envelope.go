@@ -44,6 +44,19 @@ const (
 	Forbidden      Code = "E_FORBIDDEN"
 )
 
+// The codes of extensions (Part L), outside the table of Part C.
+const (
+	// ExtWorker: an extension's handler failed, timed out or its process
+	// died; the act that called it falls back to what happens without it.
+	ExtWorker Code = "E_EXT_WORKER"
+	// ExtLoad: an extension could not be started or its handshake failed.
+	ExtLoad Code = "E_EXT_LOAD"
+	// ExtInstall: an install was refused; nothing was installed.
+	ExtInstall Code = "E_EXT_INSTALL"
+	// ExtQuota: an extension's spending ceiling on a forest is reached.
+	ExtQuota Code = "E_EXT_QUOTA"
+)
+
 // Codes lists every code in the order of the specification's table.
 var Codes = []Code{NotFound, Schema, Frontmatter, ReadOnly, QueryForbidden,
 	QueryInvalid, Timeout, Locked, Anchored, Moved, Internal, Forbidden}
@@ -60,8 +73,12 @@ func (c Code) HTTPStatus() int {
 		return http.StatusGatewayTimeout
 	case Locked, Anchored:
 		return http.StatusConflict
-	case Internal:
+	case Internal, ExtLoad:
 		return http.StatusInternalServerError
+	case ExtWorker:
+		return http.StatusBadGateway
+	case ExtQuota:
+		return http.StatusTooManyRequests
 	default:
 		return http.StatusBadRequest
 	}

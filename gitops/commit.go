@@ -72,22 +72,51 @@ func Versioned(p string) bool {
 // On any failure the index and the branch are left as they were; at most
 // some unreachable objects remain, which git collects.
 func (r *Repo) Commit(ctx context.Context, msg Message, add, remove []string, opt Options) (string, error) {
-	return r.commit(ctx, msg, add, remove, opt, false)
+	return r.commit(ctx, msg, add, remove, opt, doorNodes)
 }
+
+// CommitMeta commits one forest setting file: name is a file directly
+// under _meta/ ending in .yaml or .md ("extensions.yaml"), staged as add
+// (written) or removed. It is the narrow second door of spec 11 §6: the
+// ordinary Commit still stages markdown only, so no other non-markdown
+// file can reach the history this way.
+func (r *Repo) CommitMeta(ctx context.Context, msg Message, name string, removed bool, opt Options) (string, error) {
+	if strings.Contains(name, "/") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".md")) {
+		return "", invalid(fmt.Sprintf("%q is not a .yaml or .md file name for _meta/", name),
+			"name a file directly under _meta/, e.g. extensions.yaml")
+	}
+	p := metaDir + name
+	if removed {
+		return r.commit(ctx, msg, nil, []string{p}, opt, doorMeta)
+	}
+	return r.commit(ctx, msg, []string{p}, nil, opt, doorMeta)
+}
+
+// metaDir is the folder of forest settings.
+const metaDir = "_meta/"
+
+// door is which paths a commit may stage.
+type door int
+
+const (
+	doorNodes door = iota // Versioned paths only
+	doorInit              // the init skeleton, .gitignore included
+	doorMeta              // one file directly under _meta/
+)
 
 // CommitInit commits the skeleton Init wrote — _index.md, _meta/schema.md
 // and .gitignore, the only commit that may stage a non-markdown file —
 // with subject InitSubject(title).
 func (r *Repo) CommitInit(ctx context.Context, title string, opt Options) (string, error) {
-	return r.commit(ctx, Message{Subject: InitSubject(title)}, initPaths, nil, opt, true)
+	return r.commit(ctx, Message{Subject: InitSubject(title)}, initPaths, nil, opt, doorInit)
 }
 
-func (r *Repo) commit(ctx context.Context, msg Message, add, remove []string, opt Options, init bool) (string, error) {
+func (r *Repo) commit(ctx context.Context, msg Message, add, remove []string, opt Options, d door) (string, error) {
 	text, err := msg.render(opt.Trailers, TrailersFrom(ctx))
 	if err != nil {
 		return "", err
 	}
-	add, remove, err = selectPaths(add, remove, init)
+	add, remove, err = selectPaths(add, remove, d)
 	if err != nil {
 		return "", err
 	}
@@ -107,14 +136,15 @@ func (r *Repo) commit(ctx context.Context, msg Message, add, remove []string, op
 
 // selectPaths validates every path, applies the guard and deduplicates,
 // dropping from remove what add stages anyway.
-func selectPaths(add, remove []string, init bool) ([]string, []string, error) {
+func selectPaths(add, remove []string, d door) ([]string, []string, error) {
 	keep := func(list []string) ([]string, error) {
 		var out []string
 		for _, p := range list {
 			if err := checkPath(p); err != nil {
 				return nil, err
 			}
-			if Versioned(p) || init && p == gitignoreName {
+			if Versioned(p) || d == doorInit && p == gitignoreName ||
+				d == doorMeta && strings.HasPrefix(p, metaDir) && !strings.Contains(p[len(metaDir):], "/") {
 				out = append(out, p)
 			}
 		}

@@ -302,3 +302,28 @@ func TestCommitAfterRefusalUsesFreshIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{".gitignore", "_index.md", "_meta/schema.md", "b.md"}, headFiles(t, r))
 }
+
+// TestCommitMetaIsANarrowDoor: _meta/<name>.yaml reaches the history
+// only through CommitMeta, and the ordinary door still stages markdown
+// only (spec 11 §6, F.186).
+func TestCommitMetaIsANarrowDoor(t *testing.T) {
+	ctx := context.Background()
+	dir, r := newForest(t)
+	writeFile(t, dir, "_meta/extensions.yaml", "extensions:\n  org: {}\n")
+	_, err := r.Commit(ctx, Message{Subject: "sneak"}, []string{"_meta/extensions.yaml"}, nil, at(1))
+	assert.ErrorIs(t, err, ErrNothingToCommit, "the ordinary door drops a non-markdown file")
+
+	sha, err := r.CommitMeta(ctx, Message{Subject: "extensions: enable org"}, "extensions.yaml", false, at(2))
+	require.NoError(t, err)
+	assert.NotEmpty(t, sha)
+	assert.Contains(t, headFiles(t, r), "_meta/extensions.yaml")
+
+	for _, bad := range []string{"../x.yaml", "sub/x.yaml", "x.json", "payload.db"} {
+		_, err := r.CommitMeta(ctx, Message{Subject: "bad"}, bad, false, at(3))
+		assert.Error(t, err, bad)
+	}
+	require.NoError(t, os.Remove(filepath.Join(dir, "_meta", "extensions.yaml")))
+	_, err = r.CommitMeta(ctx, Message{Subject: "extensions: forget org"}, "extensions.yaml", true, at(4))
+	require.NoError(t, err)
+	assert.NotContains(t, headFiles(t, r), "_meta/extensions.yaml")
+}

@@ -44,6 +44,16 @@ func (e Event) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"dense_ms":`...)
 		b = appendJSONFloat(b, *e.DenseMS)
 	}
+	if len(e.Extensions) > 0 {
+		b = append(b, `,"extensions":[`...)
+		for i, x := range e.Extensions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, x)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), nil
 }
 

@@ -34,6 +34,9 @@ func TestEventJSONIsWhatMarshalWrites(t *testing.T) {
 			case 3:
 				e.EmbedMS, e.DenseMS = num(0), num(12.5)
 			}
+			if j%3 == 1 {
+				e.Extensions = []string{"ext:rank", *str(`ext:"q"<&>`)}
+			}
 			want, err := json.Marshal(e)
 			require.NoError(t, err)
 			got, err := e.appendJSON(nil)

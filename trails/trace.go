@@ -26,6 +26,9 @@ type Event struct {
 	ElapsedMS float64  `json:"elapsed_ms"`
 	EmbedMS   *float64 `json:"embed_ms,omitempty"`
 	DenseMS   *float64 `json:"dense_ms,omitempty"`
+	// Extensions name the extensions that changed the answer
+	// ("ext:<id>"), absent when none did (spec 11 §3).
+	Extensions []string `json:"extensions,omitempty"`
 }
 
 // Tracer appends events per session to traces/<session>.jsonl under a

@@ -9,8 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/monkeyllm/vine"
 )
 
 // withheld reports whether a method belongs to a family this server does
@@ -29,10 +27,15 @@ func (s *server) withhold(next sdk.MethodHandler) sdk.MethodHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
 		}
 		if call, ok := req.(*sdk.CallToolRequest); ok && call.Params != nil && !slices.Contains(s.tools, call.Params.Name) {
-			return refused(call.Params.Name, &vine.Error{Code: vine.ENotFound,
-				Message: "unknown tool: " + call.Params.Name,
-				Hint:    "served tools: " + strings.Join(s.tools, ", ")}), nil
+			if strings.HasPrefix(call.Params.Name, "x_") {
+				return s.callExtTool(ctx, call), nil
+			}
+			return s.unknownTool(ctx, call.Params.Name, call.Extra), nil
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if list, ok := req.(*sdk.ListToolsRequest); ok && err == nil {
+			res = s.withExtTools(ctx, res, list.Extra)
+		}
+		return res, err
 	}
 }

@@ -87,6 +87,10 @@ type Options struct {
 	// holding the ingest capability send documents, and a batch answers
 	// its job record. Nil serves no ingest tool.
 	Ingest *IngestOptions
+
+	// Extensions, when set, adds the tools extensions contribute, each
+	// key seeing those of the forests it reaches that enable them.
+	Extensions ExtTools
 }
 
 // server is the state every tool handler shares.
@@ -100,6 +104,7 @@ type server struct {
 	log     *slog.Logger
 	tools   []string  // served tool names, sorted
 	ingest  *ingester // nil: no ingest tool
+	ext     ExtTools  // nil: no extension tools
 }
 
 func newServer(reg *vine.Registry, opts *Options) *server {
@@ -108,7 +113,7 @@ func newServer(reg *vine.Registry, opts *Options) *server {
 		o = *opts
 	}
 	s := &server{reg: reg, forests: wire.NewForests(reg, "call forests() to list them"), keys: o.Keys,
-		forest: wire.ForestOptional, version: o.Version, log: o.Logger, rec: o.Recorder}
+		forest: wire.ForestOptional, version: o.Version, log: o.Logger, rec: o.Recorder, ext: o.Extensions}
 	if reg.Mode() == vine.ModeRegistry {
 		s.forest = wire.ForestRequired
 	}

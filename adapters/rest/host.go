@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/keys"
@@ -42,6 +43,45 @@ func (s *Server) Refuse(w http.ResponseWriter, op string, err error) { s.refuse(
 // again, so a host's per-forest settings applied when a forest opens
 // (vine.Options.Opened) reach the readers too.
 func (s *Server) Reopen(forest string) error { return s.lanes.reset(forest) }
+
+// OnWriter runs fn on forest's writable instance, on its writer lane,
+// for a host's own write (the Station enabling an extension).
+func (s *Server) OnWriter(ctx context.Context, forest string, fn func(*vine.Vine) error) error {
+	return s.on(ctx, callerOf(ctx), forest, false, fn)
+}
+
+// Grant is who's grant on forest: its id and policy, or the refusal a
+// route answers (an ungranted forest reads as unknown).
+func (s *Server) Grant(who *keys.Principal, forest string) (string, vine.Policy, error) {
+	return s.forests.Grant(who, forest)
+}
+
+// CallAs calls the primitive name on forest as who would through POST
+// /v1/forests/{forest}/{name}: the grant (an ungranted forest answers as
+// unknown), the capability, the arguments and every id gated by who's
+// policy. A host's own callers use it (an extension calling back for
+// the person whose act reached it).
+func (s *Server) CallAs(ctx context.Context, who *keys.Principal, forest, name string, args []byte) (any, error) {
+	id, pol, err := s.forests.Grant(who, forest)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(s.served, name) || name == ingestName {
+		return nil, &vine.Error{Code: vine.ENotFound, Message: "unknown primitive: " + name}
+	}
+	sig, _ := vine.LookupSignature(name)
+	ctx = stamped(ctx, who)
+	var out any
+	err = s.on(ctx, who, id, sig.ReadOnly, func(v *vine.Vine) error {
+		sc, err := v.Scoped(pol)
+		if err != nil {
+			return err
+		}
+		out, err = sc.Call(ctx, name, args)
+		return err
+	})
+	return out, err
+}
 
 // RefuseWith answers the envelope e with an explicit status, for the
 // refusals whose status is not their code's (a failed login is 401

@@ -39,7 +39,7 @@ func (s *Server) routes() []rest.Route {
 		{Method: "GET", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "a forest's answer store: settings and statistics", Auth: true, Handler: s.admin(s.cacheStatus)},
 		{Method: "POST", Path: "/v1/admin/cache", Op: "admin.cache", Summary: "change a forest's answer store settings, or clear it", Auth: true, Handler: s.admin(s.changeCache)},
 		{Method: "GET", Path: "/v1/admin/audit", Op: "admin.audit", Summary: "the audit trail of your forests", Auth: true, Handler: s.admin(s.auditTrail)},
-	}, slices.Concat(s.shareRoutes(), s.webhookRoutes(), s.modelRoutes())...)
+	}, slices.Concat(s.shareRoutes(), s.webhookRoutes(), s.modelRoutes(), s.extensionRoutes(), s.extCallRoutes())...)
 }
 
 // adminCall is an authenticated governance request.

@@ -26,7 +26,7 @@ import (
 // with the forests' bindings, else through Answer.
 func (s *Server) bindAnswer() (*answer.Answerer, error) {
 	if s.opt.AnswerWith != nil {
-		return s.opt.AnswerWith(answer.Options{StoreSettings: s.StoreSettings, ModelFor: s.answerModel})
+		return s.opt.AnswerWith(answer.Options{StoreSettings: s.StoreSettings, ModelFor: s.answerModel, Prompter: s.extPrompter})
 	}
 	return s.opt.Answer(s.StoreSettings)
 }
@@ -115,6 +115,7 @@ func (s *Server) attachModels(v *vine.Vine) {
 	v.SetEmbedder(nil)
 	ctx := context.Background()
 	forest := filepath.Base(v.Dir())
+	s.attachRanker(v)
 	on := true
 	if _, err := s.reg.Setting(ctx, forest, gauntletSetting, &on); err != nil || !on {
 		return
@@ -128,6 +129,9 @@ func (s *Server) attachModels(v *vine.Vine) {
 // options of one ingest batch or recurate (rest.Options.GardenerFor):
 // the ingest model curates, the vision model describes images.
 func (s *Server) gardenerFor(ctx context.Context, forest string, opt *gardener.Options) {
+	convs, hooks := s.extGardener(forest)
+	opt.Converters = append(opt.Converters, convs...)
+	opt.Hooks = append(opt.Hooks, hooks...) // after the host's own (11 §13.5)
 	if chat, m, found := s.bound(ctx, forest, providers.RoleIngest); found {
 		opt.Curator = gardener.NewModelCurator(chat, gardener.WithReplyTokens(m.MaxTokens))
 	}

@@ -16,13 +16,16 @@ func (s *Server) onEvent(e vine.HookEvent) {
 	if s.hooks != nil {
 		s.hooks.Emit(e)
 	}
+	s.extEvent(e)
 }
 
 // emit hands one of the Station's own events to the webhooks; forest is
 // "" for a deployment event. Data is rationed like an audit row.
 func (s *Server) emit(name, forest, principal string, data map[string]any) {
+	e := vine.HookEvent{Name: name, Forest: forest, Principal: principal, At: s.now(), Data: data}
+	s.extEvent(e)
 	if s.hooks == nil {
 		return
 	}
-	s.hooks.Emit(vine.HookEvent{Name: name, Forest: forest, Principal: principal, At: s.now(), Data: data})
+	s.hooks.Emit(e)
 }

@@ -83,6 +83,17 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"POST", "/v1/admin/providers/test", map[string]any{"endpoint": "http://127.0.0.1:9/v1"}, []string{}}, // loopback: E_SCHEMA for the owner
 		{"GET", "/v1/admin/models" + q, nil, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/models", map[string]any{"forest": forestID, "role": "answer", "provider": "p-owner", "model": "m"}, []string{"owner", "admin"}},
+		// No install home here: the loader is inert, so installs and
+		// settings are refused even to the owner; listing and a forest's
+		// enablement are an admin's.
+		{"GET", "/v1/admin/extensions", nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/extensions", map[string]any{"action": "plan", "source": "/nowhere"}, []string{}},
+		{"GET", "/v1/admin/extensions/enablement" + q, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/extensions/enablement", map[string]any{"forest": forestID, "ext": "org", "enabled": false}, []string{"owner", "admin"}},
+		{"GET", "/v1/admin/extensions/config?ext=org", nil, []string{}},
+		{"POST", "/v1/admin/extensions/config", map[string]any{"ext": "org", "values": map[string]any{}}, []string{}},
+		{"GET", "/v1/admin/extensions/jobs" + q, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/extensions/jobs", map[string]any{"forest": forestID, "job": "none"}, []string{}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

@@ -130,7 +130,7 @@ func (s *Server) answerBindings(c adminCall, op, forest string) {
 		s.api.Refuse(c.w, op, err)
 		return
 	}
-	s.api.WriteJSON(c.w, op, http.StatusOK, bindingsAnswer{Bindings: b, Roles: providers.Roles()})
+	s.api.WriteJSON(c.w, op, http.StatusOK, bindingsAnswer{Bindings: b, Roles: s.models.Roles()})
 }
 
 // bindModel serves POST /v1/admin/models {forest, role, provider, model,

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/clipper"
 	"github.com/monkeyllm/vine/adapters/internal/ingestreq"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
@@ -28,6 +29,8 @@ import (
 	"github.com/monkeyllm/vine/adapters/station/webhooks"
 	"github.com/monkeyllm/vine/adapters/studio"
 	"github.com/monkeyllm/vine/answer"
+	"github.com/monkeyllm/vine/ext/install"
+	"github.com/monkeyllm/vine/ext/worker"
 )
 
 // Options configure a Station. Root and Registry are required; the rest
@@ -80,6 +83,20 @@ type Options struct {
 	// a binding is then refused — and registers (answer.Register). The
 	// Station closes the Answerer.
 	AnswerWith func(base answer.Options) (*answer.Answerer, error)
+	// Extensions is the host's install home (spec 11); nil leaves the
+	// extension loader inert: the routes list none and refuse installs.
+	Extensions *install.Home
+	// ExtWorker configures the extension workers (the worker clock,
+	// MONKEYLLM_EXT_WORKER_TIMEOUT).
+	ExtWorker worker.Options
+	// ExtUploadMaxMB caps an extension uploaded from a browser, refused
+	// before it is written (MONKEYLLM_STATION_EXT_UPLOAD_MAX_MB); 0 is 25.
+	ExtUploadMaxMB int
+	// ClipperDir, when set, is the Clipper extension directory served as
+	// /clipper.zip instead of the embedded one
+	// (MONKEYLLM_STATION_CLIPPER_DIR); a directory without manifest.json
+	// ships no Clipper (404).
+	ClipperDir string
 	// Now is the clock of the registry, the audit and the door windows.
 	Now func() time.Time
 	// Logger receives what never reaches the wire; AccessLog, when set,
@@ -105,7 +122,10 @@ type Server struct {
 	doors    *failureLimiter
 	answerer *answer.Answerer
 	handler  http.Handler
+	clipper  *clipper.Handler
 	shares   shareDesk
+	exts     *worker.Pool // the extension workers; nil without an install home
+	extEv    *extEvents   // the events seam's queue; nil without an install home
 
 	bootstrap *registry.Minted // minted at this boot, for the announcement
 }
@@ -121,11 +141,26 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	if opt.Extensions != nil {
+		wopt := opt.ExtWorker
+		if wopt.HostVersion == "" {
+			wopt.HostVersion = firstNonEmpty(opt.Version, wire.Version())
+		}
+		if wopt.Logger == nil {
+			wopt.Logger = s.log
+		}
+		wopt.Host = extHost{s}
+		s.exts = worker.NewPool(wopt)
+		s.startExtEvents()
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.doors = newFailureLimiter(s.now)
 	var err error
+	if s.clipper, err = clipper.New(opt.ClipperDir); err != nil {
+		return nil, fmt.Errorf("station: the Clipper directory: %w", err)
+	}
 	if s.forests, err = vine.NewRegistry(opt.Root, &vine.Options{ReadOnly: !opt.Writable, Logger: s.log,
 		Observer: rest.TimingObserver{}, OnEvent: s.onEvent, Opened: s.attachModels}); err != nil {
 		return nil, err
@@ -177,6 +212,9 @@ func (s *Server) openRegistry(ctx context.Context) error {
 		errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close())
 		return err
 	}
+	if s.opt.Extensions != nil {
+		s.models.SetExtraRoles(s.extRoles)
+	}
 	if s.opt.BootstrapKey {
 		m, err := s.reg.BootstrapKey(ctx)
 		switch {
@@ -212,13 +250,16 @@ func (s *Server) build() {
 	s.api = rest.New(s.forests, ropts)
 	mopts := &mcp.Options{Version: s.opt.Version, AllowedHosts: s.opt.AllowedHosts,
 		Logger: s.log, Keys: s.reg, Recorder: s.audit}
+	if s.exts != nil {
+		mopts.Extensions = extTools{s}
+	}
 	if s.opt.Writable {
 		mopts.Ingest = &mcp.IngestOptions{Batches: batches, GardenerFor: s.gardenerFor}
 	}
 	s.mcp = mcp.Handler(s.forests, mopts)
 	mux := http.NewServeMux()
 	// 09 §13's order: the API (its /v1 catch-all included, and the host
-	// routes outside /v1 such as /s/{token}), /mcp, then the console,
+	// routes outside /v1 such as /s/{token}), /mcp, /clipper.zip, then the console,
 	// which answers everything else.
 	mux.Handle("/v1", s.api)
 	mux.Handle("/v1/", s.api)
@@ -228,6 +269,7 @@ func (s *Server) build() {
 		}
 	}
 	mux.Handle("/mcp", s.mcp)
+	mux.Handle("/clipper.zip", s.clipper)
 	mux.Handle("/", studio.New())
 	s.handler = studio.Guard(mux)
 }
@@ -249,6 +291,10 @@ func (s *Server) Close() error {
 	var ans error
 	if s.answerer != nil {
 		ans = s.answerer.Close()
+	}
+	if s.exts != nil {
+		s.stopExtEvents()
+		s.exts.Close()
 	}
 	return errors.Join(s.api.Close(), ans, s.hooks.Close(), s.audit.Close(), s.reg.Close(), s.forests.Close())
 }

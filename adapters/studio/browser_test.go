@@ -95,6 +95,8 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("hostile markdown", func(t *testing.T) { hostileMarkdown(t, browser(t, bin), base) })
 	t.Run("webhooks", func(t *testing.T) { webhooksConsole(t, browser(t, bin), base) })
 	t.Run("access audit", func(t *testing.T) { accessAudit(t, browser(t, bin), base) })
+	t.Run("clipper link", func(t *testing.T) { clipperLink(t, browser(t, bin), base) })
+	t.Run("ingest", func(t *testing.T) { ingestConsole(t, browser(t, bin), base) })
 	t.Run("models", func(t *testing.T) { modelsConsole(t, browser(t, bin), base) })
 	t.Run("health", func(t *testing.T) { healthConsole(t, browser(t, bin), base) })
 }

@@ -68,10 +68,10 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 	do(t, ctx, "health-attention", press(`.health button[data-reload]`), waitFor(`document.querySelector('[data-list="broken_wikilinks"] a.node-link')`))
 	assert.Contains(t, text(t, ctx, `[data-list="broken_wikilinks"]`), "concepts/dangling → concepts/nowhere")
 	assert.False(t, eval[bool](t, ctx, `!!document.querySelector('[data-clear]')`))
-	themedAt(t, ctx, "health-attention", `[data-attention]`)
+	shotAt(t, ctx, "health-attention", `[data-attention]`)
 
 	// A person accepts the proposal: it leaves the list.
-	themedAt(t, ctx, "health-proposals", ".proposals")
+	shotAt(t, ctx, "health-proposals", ".proposals")
 	do(t, ctx, "health-vote", press(`tr[data-proposal="`+fixtureProposal+`"] button[data-vote="accept"]`),
 		waitFor(`document.querySelector('[data-voted="accepted"]') && !document.querySelector('tr[data-proposal="`+fixtureProposal+`"]')`))
 	links := apiJSON(t, "GET", base+"/v1/forests/"+forestID+"/links", key, nil, http.StatusOK)["links"].([]any)
@@ -91,7 +91,7 @@ func healthConsole(t *testing.T, ctx context.Context, base string) {
 		press(`button[data-download]`), waitFor(`window.__got`))
 	assert.Equal(t, snap["name"], eval[string](t, ctx, `window.__got`))
 	assert.Equal(t, int(snap["bytes"].(float64)), eval[int](t, ctx, `window.__size`), "the whole file, fetched with the key")
-	themedAt(t, ctx, "health-snapshots", ".proposals")
+	shotAt(t, ctx, "health-snapshots", ".proposals")
 
 	// A key administering one branch: the report is refused with the
 	// reason, and the console explains it instead of filtering.
@@ -130,7 +130,7 @@ func lockedForest(t *testing.T, ctx context.Context) {
 	assert.Equal(t, "held", text(t, ctx, "[data-lock-panel] dd[data-lock]"))
 	assert.Contains(t, text(t, ctx, "[data-lock-panel]"), strconv.Itoa(os.Getpid()), "the holder's card")
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-unlock]').length`), "a live holder cannot be released")
-	themedAt(t, ctx, "health-locked", ".snapshots")
+	shotAt(t, ctx, "health-locked", ".snapshots")
 
 	// The holder dies and leaves its card: an orphan, which may go.
 	require.NoError(t, held.Release())
@@ -138,7 +138,7 @@ func lockedForest(t *testing.T, ctx context.Context) {
 	require.NoError(t, os.WriteFile(lockFile, []byte(`{"pid": 999999, "host": "gone-host", "since": "2026-01-02T03:04:05+00:00"}`), 0o644))
 	do(t, ctx, "health-orphan", press(`[data-lock-panel] [data-probe]`), waitFor(`document.querySelector('[data-lock-panel] dd[data-lock="orphan"]') && document.querySelector('[data-unlock]')`))
 	assert.Contains(t, text(t, ctx, "[data-lock-panel]"), "gone-host")
-	themedAt(t, ctx, "health-orphan", ".snapshots")
+	shotAt(t, ctx, "health-orphan", ".snapshots")
 	do(t, ctx, "health-unlock", press(`[data-unlock]`), waitFor(`!document.querySelector('[data-lock-panel]')`))
 	_, err = os.Stat(lockFile)
 	assert.True(t, os.IsNotExist(err), "the orphan's file is removed")

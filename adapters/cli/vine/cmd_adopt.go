@@ -128,6 +128,15 @@ type ingestRun struct {
 	head    string
 	curator *gardener.ModelCurator // --curate; nil curates without a model
 	rollup  *gardener.RollupReport
+	exts    []gardener.Converter // converters of the extensions the forest enables
+	hooks   []gardener.NamedHook // and their curation handlers
+	extStop func()
+}
+
+// withExtensions starts the extensions the forest enables, so their
+// converters claim files before the built-ins (spec 11 §3).
+func (r *ingestRun) withExtensions(ctx context.Context, c *cli.Command) {
+	r.exts, r.hooks, r.extStop = forestExtensions(ctx, c, r.e, r.v)
 }
 
 func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*ingestRun, error) {
@@ -145,7 +154,7 @@ func openIngest(ctx context.Context, mode string, f *ingestFlags, e env) (*inges
 }
 
 func (r *ingestRun) options() *gardener.Options {
-	opt := &gardener.Options{Progress: func(p vine.Progress) { r.bar.update(p) }}
+	opt := &gardener.Options{Progress: func(p vine.Progress) { r.bar.update(p) }, Converters: r.exts, Hooks: r.hooks}
 	if r.curator != nil {
 		opt.Curator = r.curator
 	}
@@ -175,6 +184,9 @@ func (r *ingestRun) rollUp(ctx context.Context, rep *gardener.IngestReport, err 
 func (r *ingestRun) finish(rep *gardener.IngestReport, err error) int {
 	r.bar.done()
 	defer r.v.Close()
+	if r.extStop != nil {
+		defer r.extStop()
+	}
 	if rep == nil {
 		return fail(r.e.stdout, r.e.stderr, r.mode, err)
 	}
@@ -266,6 +278,7 @@ func cmdAdopt(ctx context.Context, c *cli.Command, e env) int {
 		return fail(e.stdout, e.stderr, "adopt", err)
 	}
 	r.curator = curator
+	r.withExtensions(ctx, c)
 	opts := r.options()
 	opts.Converters = append(opts.Converters, vision...)
 	var rep *gardener.IngestReport

@@ -26,6 +26,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/answer"
+	"github.com/monkeyllm/vine/ext/install"
 )
 
 func init() {
@@ -42,7 +43,31 @@ const (
 	stationAuditDaysEnv = "MONKEYLLM_STATION_AUDIT_DAYS"
 	stationProxiesEnv   = "MONKEYLLM_STATION_TRUSTED_PROXIES"
 	stationPrivateEnv   = "MONKEYLLM_STATION_PROVIDER_ALLOW_PRIVATE"
+	stationExtUploadEnv = "MONKEYLLM_STATION_EXT_UPLOAD_MAX_MB"
+	stationClipperEnv   = "MONKEYLLM_STATION_CLIPPER_DIR"
 )
+
+// stationExtensions opens the install home ($MONKEYLLM_EXT_HOME, else
+// ~/.monkeyllm/extensions) and reads the worker clock and the upload
+// ceiling; a value that is not a number refuses to boot.
+func stationExtensions(c *cli.Command, opt *station.Options) error {
+	home, err := install.Open(extHomeDir(c))
+	if err != nil {
+		return err
+	}
+	opt.Extensions = home
+	if opt.ExtWorker, err = extWorkerOptions(); err != nil {
+		return err
+	}
+	if raw := os.Getenv(stationExtUploadEnv); raw != "" {
+		mb, err := strconv.Atoi(raw)
+		if err != nil || mb <= 0 {
+			return fmt.Errorf("%s=%q: want a whole number of megabytes", stationExtUploadEnv, raw)
+		}
+		opt.ExtUploadMaxMB = mb
+	}
+	return nil
+}
 
 // stationCommand is "vine station serve|key|grants": the multi-user host
 // (spec 09) in the same binary; the keys-file mode of "vine serve --keys"
@@ -88,7 +113,8 @@ func stationServeCommand() *cli.Command {
 		UsageText: "vine station serve [--root DIR] [--registry FILE] [--host H] [--port N] [--writable] [--bootstrap-key]",
 		Description: `Also reads MONKEYLLM_STATION_ADMIN and MONKEYLLM_STATION_PASSWORD (the
 break-glass account, never stored), MONKEYLLM_STATION_ALLOWED_HOSTS,
-MONKEYLLM_STATION_AUDIT_DAYS and MONKEYLLM_STATION_TRUSTED_PROXIES: see the README.`,
+MONKEYLLM_STATION_AUDIT_DAYS, MONKEYLLM_STATION_TRUSTED_PROXIES and
+MONKEYLLM_STATION_CLIPPER_DIR: see the README.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Usage: "the `DIR` of forests (default: $MONKEYLLM_STATION_ROOT, then /forests)", TakesFile: true},
 			registryFlag(),
@@ -149,6 +175,7 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 		BootstrapKey: c.Bool("bootstrap-key") || truthy(os.Getenv(stationBootstrapEnv)),
 		BreakGlass:   registry.BreakGlass{User: os.Getenv(stationAdminEnv), Password: os.Getenv(stationPasswordEnv)},
 		AllowedHosts: c.StringSlice("allow-host"),
+		ClipperDir:   os.Getenv(stationClipperEnv),
 
 		AllowPrivateDestinations: truthy(os.Getenv(stationPrivateEnv)),
 		EnvProviders:             envProviders(),
@@ -166,6 +193,9 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 			return opt, fmt.Errorf("%s=%q: want a number of days, 0 to keep every row", stationAuditDaysEnv, raw)
 		}
 		opt.AuditRetainDays = days
+	}
+	if err := stationExtensions(c, &opt); err != nil {
+		return opt, err
 	}
 	// answer is always served: each forest answers with its answer
 	// binding, else with --model-endpoint's model, else it is refused.

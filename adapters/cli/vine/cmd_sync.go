@@ -62,6 +62,7 @@ func cmdSync(ctx context.Context, c *cli.Command, e env) int {
 		return fail(e.stdout, e.stderr, "sync", err)
 	}
 	r.curator = curator
+	r.withExtensions(ctx, c)
 	opts := r.options()
 	opts.Converters = append(opts.Converters, vision...)
 	opt := gardener.SyncOptions{Source: source, Dest: f.dest, Paths: paths}

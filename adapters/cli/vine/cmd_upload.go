@@ -57,6 +57,7 @@ func cmdUpload(ctx context.Context, c *cli.Command, e env) int {
 	if err != nil {
 		return fail(e.stdout, e.stderr, "upload", err)
 	}
+	r.withExtensions(ctx, c)
 	opts := r.options()
 	opts.Converters = append(opts.Converters, vision...) // uploads are described too (v0.78)
 	rep, err := gardener.New(r.v, opts).Upload(ctx, files, f.dest)

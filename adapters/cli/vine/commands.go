@@ -114,7 +114,8 @@ func cmdValidate(ctx context.Context, c *cli.Command, e env) int {
 	if dir == "" {
 		return code
 	}
-	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(e.stderr)})
+	v, err := vine.Open(ctx, dir, &vine.Options{Fetcher: payloadFetcher(), ReadOnly: true, Logger: cliLogger(e.stderr),
+		InstalledExtensions: installedExtensionIDs(c)})
 	if err != nil {
 		return fail(e.stdout, e.stderr, "validate", err)
 	}

@@ -37,7 +37,15 @@ func TestMain(m *testing.M) {
 	// (and of the processes they start).
 	os.Unsetenv(forestEnv)
 	os.Setenv(configEnv, "off")
-	os.Exit(m.Run())
+	// So is the developer's extension install home.
+	home, err := os.MkdirTemp("", "vine-cli-ext-home-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(extHomeEnv, home)
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
 }
 
 // vineCommand is the vine command as a child process of the test.

@@ -98,16 +98,39 @@ func (h *Hosts) Allowed(host string) bool {
 }
 
 // OriginAllowed reports whether a browser Origin may call the mount: an
-// absent Origin (a non-browser client) may; otherwise it must be
-// http://<h> or https://<h> for an allowed Host h.
+// absent Origin (a non-browser client) may, and so may a browser
+// extension (the Clipper, 10 §11); otherwise it must be http://<h> or
+// https://<h> for an allowed Host h.
+//
+// An extension is admitted because refusing it protects nothing: the
+// Host is still checked (no rebinding), the Station takes no ambient
+// credential a forged request could ride on (every call carries a bearer
+// key the extension holds), and an extension granted the Station's
+// origin can rewrite its own request headers anyway. A web page's
+// Origin is always http or https, so this opens no door to pages.
 func (h *Hosts) OriginAllowed(origin string) bool {
-	if origin == "" || h.wildcard {
+	if origin == "" || h.wildcard || extensionOrigin(origin) {
 		return true
 	}
 	o := strings.ToLower(origin)
 	for _, scheme := range []string{"http://", "https://"} {
 		if rest, ok := strings.CutPrefix(o, scheme); ok && !strings.Contains(rest, "/") {
 			return h.Allowed(rest)
+		}
+	}
+	return false
+}
+
+// extensionSchemes are the origins of browser extension contexts.
+var extensionSchemes = []string{"chrome-extension://", "moz-extension://"}
+
+// extensionOrigin reports whether origin is a bare extension origin,
+// scheme and id with nothing after.
+func extensionOrigin(origin string) bool {
+	o := strings.ToLower(origin)
+	for _, scheme := range extensionSchemes {
+		if id, ok := strings.CutPrefix(o, scheme); ok {
+			return id != "" && !strings.ContainsAny(id, "/:@ ")
 		}
 	}
 	return false

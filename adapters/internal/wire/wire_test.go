@@ -225,6 +225,10 @@ func TestHostsOrigin(t *testing.T) {
 		{"https://kb.example.org/path", false},
 		{"null", false},
 		{"ftp://kb.example.org", false},
+		{"chrome-extension://baopdbbppagblncnendomapdjlfpgong", true},
+		{"moz-extension://4b3c2a1d-0000-4000-8000-123456789abc", true},
+		{"chrome-extension://", false},
+		{"chrome-extension://id/path", false},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, h.OriginAllowed(tt.origin), tt.origin)

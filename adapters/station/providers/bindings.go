@@ -33,17 +33,44 @@ type Role struct {
 	Role        string `json:"role"`
 	Kind        string `json:"kind"` // chat, embed, vision, transcribe, rerank
 	Builtin     bool   `json:"builtin"`
+	Ext         string `json:"ext,omitempty"` // the extension that registers it
 	Description string `json:"description"`
 }
 
 // Roles is the catalogue of bindable roles, built-ins first.
 func Roles() []Role {
 	return []Role{
-		{RoleIngest, "chat", true, "curates what the Gardener ingests: summaries, tags, aliases, branch rollups"},
-		{RoleAnswer, "chat", true, "writes the answer composite's replies from the evidence it walked"},
-		{RoleVision, "vision", true, "describes images and transcribes their legible text at ingest"},
-		{RoleEmbed, "embed", true, "embeds nodes for Canopy: hybrid locate and the Gauntlet"},
+		{Role: RoleIngest, Kind: "chat", Builtin: true, Description: "curates what the Gardener ingests: summaries, tags, aliases, branch rollups"},
+		{Role: RoleAnswer, Kind: "chat", Builtin: true, Description: "writes the answer composite's replies from the evidence it walked"},
+		{Role: RoleVision, Kind: "vision", Builtin: true, Description: "describes images and transcribes their legible text at ingest"},
+		{Role: RoleEmbed, Kind: "embed", Builtin: true, Description: "embeds nodes for Canopy: hybrid locate and the Gauntlet"},
 	}
+}
+
+// SetExtraRoles makes the roles extra lists bindable after the
+// built-ins (spec 11 L.6: every role a loaded extension registers); a
+// name that repeats a built-in is ignored.
+func (s *Store) SetExtraRoles(extra func() []Role) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.extra = extra
+}
+
+// Roles is the store's catalogue: the built-ins, then the extensions'.
+func (s *Store) Roles() []Role {
+	out := Roles()
+	s.mu.RLock()
+	extra := s.extra
+	s.mu.RUnlock()
+	if extra == nil {
+		return out
+	}
+	for _, r := range extra() {
+		if !slices.ContainsFunc(out, func(x Role) bool { return x.Role == r.Role }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Binding is a forest's choice of provider and model for one role.
@@ -75,16 +102,16 @@ func (s *Store) Bindings(ctx context.Context, forest string) ([]Binding, error) 
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	sortByRole(out)
+	sortByRole(out, s.Roles())
 	return out, nil
 }
 
 // sortByRole orders bindings as the catalogue orders roles.
-func sortByRole(bs []Binding) {
+func sortByRole(bs []Binding, roles []Role) {
 	rank := func(b Binding) int {
-		i := slices.IndexFunc(Roles(), func(r Role) bool { return r.Role == b.Role })
+		i := slices.IndexFunc(roles, func(r Role) bool { return r.Role == b.Role })
 		if i < 0 {
-			return len(Roles())
+			return len(roles)
 		}
 		return i
 	}
@@ -95,7 +122,7 @@ func sortByRole(bs []Binding) {
 // and reasoning off. The role must be in the catalogue and the provider
 // known; any model name is accepted (an unadvertised one stays bindable).
 func (s *Store) Bind(ctx context.Context, b Binding) error {
-	if err := checkRole(b.Role); err != nil {
+	if err := checkRole(s.Roles(), b.Role); err != nil {
 		return err
 	}
 	if strings.TrimSpace(b.Model) == "" {
@@ -136,16 +163,16 @@ func unknownIfNil(err error, name string) error {
 // Unbind removes forest's binding of role; removing one never set is
 // not an error.
 func (s *Store) Unbind(ctx context.Context, forest, role string) error {
-	if err := checkRole(role); err != nil {
+	if err := checkRole(s.Roles(), role); err != nil {
 		return err
 	}
 	_, err := s.db.ExecContext(ctx, "DELETE FROM model_bindings WHERE forest = ? AND role = ?", forest, role)
 	return err
 }
 
-func checkRole(role string) error {
+func checkRole(roles []Role, role string) error {
 	names := []string{}
-	for _, r := range Roles() {
+	for _, r := range roles {
 		if r.Role == role {
 			return nil
 		}

@@ -76,8 +76,9 @@ type Store struct {
 	opt Options
 	now func() time.Time
 
-	mu  sync.RWMutex
-	env map[string]envRow // name -> the environment's provider, key in memory
+	mu    sync.RWMutex
+	env   map[string]envRow // name -> the environment's provider, key in memory
+	extra func() []Role     // roles installed extensions register
 }
 
 // Open migrates the tables in db, applies the v0.63 repair when the

@@ -11,6 +11,7 @@ import { t } from './i18n.js';
 import { setTheme, theme, rememberPlace, lastPlace } from './prefs.js';
 import { forgetAll } from './runs.js';
 import { releaseMedia } from './markdown.js';
+import { pill } from './pill.js';
 
 const app = document.getElementById('app');
 
@@ -24,6 +25,7 @@ export const CONSOLES = [
   { key: 'read', group: 'use', cap: 'read' },
   { key: 'playground', group: 'use', cap: 'read' },
   { key: 'data', group: 'use', cap: 'query' },
+  { key: 'ingest', group: 'build', cap: 'ingest' },
   { key: 'models', group: 'build', cap: 'admin' },
   { key: 'people', group: 'govern', cap: 'admin' },
   { key: 'audit', group: 'govern', cap: 'admin' },
@@ -36,6 +38,7 @@ const GROUPS = ['use', 'build', 'govern'];
 const permits = (caps, c) => !c.cap || caps.includes('admin') || caps.includes(c.cap);
 let session = null; // {me, forests}
 let stop = null;
+let stopPill = null; // the job pill of the frame on screen
 
 async function boot() {
   await i18n.load(i18n.detect());
@@ -212,15 +215,25 @@ function unknownForest(id) {
 
 // frame draws the rail and the main region around a console.
 function frame(forest, current, content) {
+  if (stopPill) stopPill();
+  stopPill = null;
+  let jobs = null;
+  if (forest && current !== 'ingest' && permits(forest.caps, { cap: 'ingest' })) {
+    const p = pill(forest.id);
+    jobs = p.el;
+    stopPill = p.stop;
+  }
   const rail = h('aside', { class: 'rail', 'aria-label': t('shell.rail') },
     h('div', { class: 'brand' }, 'MonkeyLLM Studio'),
     forestSwitcher(forest, current),
     forest ? navigation(forest, current) : null,
     h('footer', null, prefsBar(() => show(router.place())),
       h('div', { class: 'meta' }, t('shell.signedInAs', { name: session.me.principal })),
+      // The Clipper is offered to every signed-in person (10 §11).
+      h('a', { class: 'clipper-link', href: '/clipper.zip', download: 'monkeyllm-clipper.zip', title: t('shell.clipper.blurb') }, t('shell.clipper')),
       h('button', { type: 'button', onclick: signOut }, t('shell.signOut'))));
   mount(app, h('a', { class: 'skip', href: '#main' }, t('shell.skip')),
-    h('div', { class: 'shell' }, rail, h('main', { id: 'main', tabindex: '-1' }, content)));
+    h('div', { class: 'shell' }, rail, h('main', { id: 'main', tabindex: '-1' }, content)), jobs);
 }
 
 // navigation lists the permitted consoles by group; a group with no

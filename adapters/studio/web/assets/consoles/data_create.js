@@ -4,7 +4,8 @@
 // Import (ingest) sends one file as one upload ingest and follows its job.
 
 import { h, field, mount } from '../dom.js';
-import { api, call, forestGet } from '../api.js';
+import { call } from '../api.js';
+import { board } from '../board.js';
 import { t } from '../i18n.js';
 import { into, refusal } from './common.js';
 
@@ -148,9 +149,11 @@ export function importForm(ctx, settled) {
     if (file.size > MAX_BYTES) return mount(msg, h('p', { class: 'error', role: 'alert' }, t('data.import.tooBig', { name: file.name })));
     const entry = TEXT_FORMATS.includes(ext) ? { name: file.name, text: await file.text() } : { name: file.name, b64: await b64(file) };
     try {
-      // ingest is the host's action beside the primitives (J.8), on the same route shape.
-      const job = (await api('POST', `/v1/forests/${encodeURIComponent(ctx.forest)}/ingest`, { mode: 'upload', files: [entry], dest: dest.value })).data.job;
-      into(msg, async () => { settled(await follow(ctx, job)); return null; });
+      // One upload ingest through the forest's job board (10 §7), which
+      // the pill and Ingest watch too.
+      const b = board(ctx.forest);
+      const job = await b.start({ mode: 'upload', files: [entry], dest: dest.value });
+      into(msg, async () => { settled(report(await b.settle(job.id))); return null; });
     } catch (err) {
       mount(msg, refusal(err));
     }
@@ -160,13 +163,9 @@ export function importForm(ctx, settled) {
     h('button', { class: 'primary', type: 'submit' }, t('data.import.submit')), msg);
 }
 
-// follow watches an import's job until it settles and says what it
-// planted; the caller refreshes the list with that notice.
-async function follow(ctx, job) {
-  while (job.state === 'running') {
-    await new Promise((r) => setTimeout(r, 1000));
-    job = (await forestGet(ctx.forest, `jobs/${encodeURIComponent(job.id)}`)).data.job;
-  }
+// report says what a settled import planted; the caller refreshes the
+// list with that notice.
+function report(job) {
   const rep = job.report || {};
   const planted = rep.planted || [];
   return h('div', { class: 'card', role: 'status', 'data-job-state': job.state },

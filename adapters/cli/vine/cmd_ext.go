@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/internal/wire"
+	"github.com/monkeyllm/vine/envelope"
+	"github.com/monkeyllm/vine/ext/install"
+	"github.com/monkeyllm/vine/ext/worker"
+	"github.com/monkeyllm/vine/gardener"
+)
+
+func init() {
+	registerCommand(extCommand)
+}
+
+// The extension settings from the environment (spec 11 §6-7).
+const (
+	extHomeEnv    = "MONKEYLLM_EXT_HOME"
+	extTimeoutEnv = "MONKEYLLM_EXT_WORKER_TIMEOUT"
+)
+
+// extCommand is "vine ext": install extensions into this host's install
+// home and enable them per forest (spec 11). Installing is the host's
+// act; enabling is the forest's, committed in _meta/extensions.yaml.
+func extCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ext",
+		Usage:     "install extensions on this host and enable them per forest (spec 11)",
+		UsageText: "vine ext install|list|show|kit|config|enable|disable|remove|quarantine ...",
+		Description: `Extensions are separate executables speaking vine-ext/1; the host runs them
+isolated and kills what hangs. The install home is --home DIR, else
+$MONKEYLLM_EXT_HOME, else ~/.monkeyllm/extensions. ` + install.KitNote,
+		Commands: []*cli.Command{extInstallCommand(), extListCommand(), extShowCommand(), extKitCommand(),
+			extConfigCommand(), extEnableCommand(true), extEnableCommand(false), extRemoveCommand(), extQuarantineCommand()},
+		Action: func(_ context.Context, c *cli.Command) error {
+			fmt.Fprint(envOf(c).stderr, "vine ext: give install, list, show, kit, config, enable, disable, remove or quarantine\n")
+			return exitCode(exitUsage)
+		},
+	}
+}
+
+func extHomeFlag() cli.Flag {
+	return &cli.StringFlag{Name: "home", Usage: "the install home `DIR` (default: $" + extHomeEnv + ", then ~/.monkeyllm/extensions)", TakesFile: true}
+}
+
+// extHomeDir is where installed extensions live for this invocation.
+func extHomeDir(c *cli.Command) string {
+	if h := firstOf(c.String("home"), os.Getenv(extHomeEnv)); h != "" {
+		return h
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".monkeyllm", "extensions")
+	}
+	return ".monkeyllm-extensions"
+}
+
+// extWorkerOptions are the worker settings from the environment.
+func extWorkerOptions() (worker.Options, error) {
+	opt := worker.Options{HostVersion: wire.Version()}
+	if s := os.Getenv(extTimeoutEnv); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			var secs int
+			if _, serr := fmt.Sscanf(s, "%d", &secs); serr != nil || fmt.Sprint(secs) != s {
+				return opt, fmt.Errorf("%s=%q is not a duration (300s) or a number of seconds", extTimeoutEnv, s)
+			}
+			d = time.Duration(secs) * time.Second
+		}
+		if d <= 0 {
+			return opt, fmt.Errorf("%s=%q must be positive", extTimeoutEnv, s)
+		}
+		opt.Timeout = d
+	}
+	return opt, nil
+}
+
+func openExtHome(c *cli.Command, e env) (*install.Home, bool) {
+	h, err := install.Open(extHomeDir(c))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine ext %s: %v\n", c.Name, err)
+		return nil, false
+	}
+	return h, true
+}
+
+func extInstallCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "install",
+		Usage: "resolve, check and install an extension (a directory, .zip, https URL of a .zip, or git URL@ref)",
+		UsageText: "vine ext install SOURCE [--acknowledge] [--enable-on DIR] [--home DIR] [--json]\n" +
+			"   SOURCE: ./dir | ./x.zip | https://host/x.zip | github.com/org/repo@v1.2.0 | ./repo#branch",
+		Flags: []cli.Flag{extHomeFlag(),
+			&cli.BoolFlag{Name: "acknowledge", Usage: "install although it is unverified (read its licence and code first)"},
+			&cli.StringFlag{Name: "enable-on", Usage: "then enable it on the forest `DIR` (a commit in _meta/extensions.yaml)", TakesFile: true},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"}},
+		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdExtInstall(ctx, c, envOf(c))) },
+	}
+}
+
+func extKitCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "kit",
+		Usage:     "run the conformance kit on a source and show what an install would do; installs nothing",
+		UsageText: "vine ext kit SOURCE [--home DIR]",
+		Flags:     []cli.Flag{extHomeFlag(), alwaysJSON()},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			e := envOf(c)
+			src, ok := oneArg(c, e, "SOURCE")
+			if !ok {
+				return exitWith(exitUsage)
+			}
+			h, ok := openExtHome(c, e)
+			if !ok {
+				return exitWith(exitUsage)
+			}
+			opt, err := installOptions(c, e)
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext kit", err))
+			}
+			p, err := h.Plan(ctx, src, opt)
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext kit", err))
+			}
+			printJSON(e.stdout, map[string]any{"plan": p, "note": install.KitNote})
+			if !p.Kit.OK {
+				return exitWith(exitFailure)
+			}
+			return nil
+		},
+	}
+}
+
+func oneArg(c *cli.Command, e env, what string) (string, bool) {
+	if c.Args().Len() != 1 {
+		fmt.Fprintf(e.stderr, "vine ext %s: name exactly one %s\n", c.Name, what)
+		return "", false
+	}
+	return c.Args().First(), true
+}
+
+func installOptions(c *cli.Command, e env) (install.Options, error) {
+	wopt, err := extWorkerOptions()
+	if err != nil {
+		return install.Options{}, err
+	}
+	return install.Options{Acknowledge: c.Bool("acknowledge"),
+		Kit: install.KitOptions{HostVersion: wire.Version(), Worker: wopt}}, nil
+}
+
+func cmdExtInstall(ctx context.Context, c *cli.Command, e env) int {
+	src, ok := oneArg(c, e, "SOURCE")
+	if !ok {
+		return exitUsage
+	}
+	h, ok := openExtHome(c, e)
+	if !ok {
+		return exitUsage
+	}
+	opt, err := installOptions(c, e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine ext install: %v\n", err)
+		return exitUsage
+	}
+	bar := newProgressBar(e.stderr)
+	stages := []string{"resolve", "kit", "stage", "record"}
+	opt.Progress = func(s string) {
+		bar.update(vine.Progress{Op: "install: " + s, Done: slices.Index(stages, s), Total: len(stages)})
+	}
+	res, err := h.Install(ctx, src, opt)
+	bar.done()
+	if err != nil {
+		return fail(e.stdout, e.stderr, "ext install", err)
+	}
+	out := map[string]any{"installed": true, "id": res.ID, "version": res.Version, "tier": res.Tier,
+		"tracking": res.Tracking, "revision": res.Revision, "license": res.License, "reason": res.Reason,
+		"config_recovered": res.ConfigRecovered, "activated": true, "restart_required": false, "kit": res.Kit}
+	if dir := c.String("enable-on"); dir != "" {
+		if sha, err := enableOn(ctx, e, dir, res.ID, true); err != nil {
+			out["enable_error"] = vine.AsError("ext enable", err)
+		} else {
+			out["enabled_on"] = map[string]string{"forest": dir, "commit": sha}
+		}
+	}
+	if c.Bool("json") {
+		return printJSON(e.stdout, out)
+	}
+	fmt.Fprintf(e.stdout, "installed %s %s (%s", res.ID, res.Version, res.Tier)
+	if res.Tracking != "" {
+		fmt.Fprintf(e.stdout, ", tracking %s", res.Tracking)
+	}
+	fmt.Fprintf(e.stdout, ")\n  %s\n", res.Reason)
+	if res.Revision != "" {
+		fmt.Fprintf(e.stdout, "  revision %s\n", res.Revision)
+	}
+	fmt.Fprintf(e.stdout, "  kit: %d checks passed\n", len(res.Kit.Checks))
+	if v, ok := out["enable_error"]; ok {
+		fmt.Fprintf(e.stdout, "  not enabled: %v\n", v)
+	}
+	return exitOK
+}
+
+func extListCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list installed extensions with tier, revision and kit (no network)",
+		UsageText: "vine ext list [--home DIR] [--json]",
+		Flags:     []cli.Flag{extHomeFlag(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Action: func(_ context.Context, c *cli.Command) error {
+			e := envOf(c)
+			h, ok := openExtHome(c, e)
+			if !ok {
+				return exitWith(exitUsage)
+			}
+			list, err := h.List()
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext list", err))
+			}
+			if c.Bool("json") {
+				if list == nil {
+					list = []install.Record{}
+				}
+				return exitWith(printJSON(e.stdout, map[string]any{"extensions": list}))
+			}
+			printExtList(e.stdout, list)
+			return nil
+		},
+	}
+}
+
+func printExtList(w io.Writer, list []install.Record) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no extensions installed")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tVERSION\tTIER\tKIT\tSOURCE\tREVISION")
+	for _, r := range list {
+		rev := r.Revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if r.Tracking != "" {
+			rev = "tracking " + r.Tracking + " @" + rev
+		}
+		kit := "-"
+		if r.Kit != nil {
+			kit = fmt.Sprintf("ok (%d checks)", len(r.Kit.Checks))
+			if !r.Kit.OK {
+				kit = "failed: " + strings.Join(r.Kit.Failed, ",")
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Version, r.Tier, kit, r.Source, rev)
+	}
+	tw.Flush()
+}
+
+func extShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one installed extension: record, manifest and settings (secrets never shown)",
+		UsageText: "vine ext show ID [--home DIR]",
+		Flags:     []cli.Flag{extHomeFlag(), alwaysJSON()},
+		Action: withHomeAndID(func(_ context.Context, e env, h *install.Home, id string) int {
+			rec, err := h.Lookup(id)
+			if err != nil {
+				return fail(e.stdout, e.stderr, "ext show", err)
+			}
+			m, err := h.Manifest(rec)
+			if err != nil {
+				return fail(e.stdout, e.stderr, "ext show", err)
+			}
+			settings, err := h.Settings(id)
+			if err != nil {
+				return fail(e.stdout, e.stderr, "ext show", err)
+			}
+			return printJSON(e.stdout, map[string]any{"record": rec, "manifest": m, "settings": settings})
+		}),
+	}
+}
+
+// withHomeAndID is the action of a subcommand that names one installed
+// extension: the ID argument, the install home, then fn.
+func withHomeAndID(fn func(ctx context.Context, e env, h *install.Home, id string) int) cli.ActionFunc {
+	return func(ctx context.Context, c *cli.Command) error {
+		e := envOf(c)
+		id, ok := oneArg(c, e, "ID")
+		if !ok {
+			return exitWith(exitUsage)
+		}
+		h, ok := openExtHome(c, e)
+		if !ok {
+			return exitWith(exitUsage)
+		}
+		return exitWith(fn(ctx, e, h, id))
+	}
+}
+
+func extConfigCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "config",
+		Usage:     "show or set an extension's settings: KEY=VALUE, VALUE read as JSON when it parses, else as text",
+		UsageText: "vine ext config ID [KEY=VALUE ...] [--home DIR]",
+		Flags:     []cli.Flag{extHomeFlag(), alwaysJSON()},
+		Action: func(_ context.Context, c *cli.Command) error {
+			e := envOf(c)
+			args := c.Args().Slice()
+			h, ok := openExtHome(c, e)
+			if len(args) == 0 || !ok {
+				fmt.Fprintln(e.stderr, "vine ext config: name the extension ID")
+				return exitWith(exitUsage)
+			}
+			values := map[string]any{}
+			for _, kv := range args[1:] {
+				k, v, found := strings.Cut(kv, "=")
+				if !found || k == "" {
+					fmt.Fprintf(e.stderr, "vine ext config: %q is not KEY=VALUE\n", kv)
+					return exitWith(exitUsage)
+				}
+				var parsed any
+				if json.Unmarshal([]byte(v), &parsed) != nil {
+					parsed = v
+				}
+				values[k] = parsed
+			}
+			if len(values) > 0 {
+				if err := h.SetConfig(args[0], values); err != nil {
+					return exitWith(fail(e.stdout, e.stderr, "ext config", err))
+				}
+			}
+			s, err := h.Settings(args[0])
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext config", err))
+			}
+			return exitWith(printJSON(e.stdout, map[string]any{"values": s}))
+		},
+	}
+}
+
+func extEnableCommand(enable bool) *cli.Command {
+	name, usage := "enable", "enable an installed extension on a forest (one commit in _meta/extensions.yaml)"
+	if !enable {
+		name, usage = "disable", "disable an extension on a forest; the forest still expects it"
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage,
+		UsageText: "vine ext " + name + " ID --forest DIR [--home DIR]",
+		Flags:     []cli.Flag{extHomeFlag(), forestFlag(), alwaysJSON()},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			e := envOf(c)
+			id, ok := oneArg(c, e, "ID")
+			dir := forestDir(c)
+			if !ok || dir == "" {
+				if dir == "" {
+					fmt.Fprintf(e.stderr, "vine ext %s: --forest DIR is required\n", name)
+				}
+				return exitWith(exitUsage)
+			}
+			if enable {
+				h, ok := openExtHome(c, e)
+				if !ok {
+					return exitWith(exitUsage)
+				}
+				if _, found, err := h.Get(id); err != nil || !found {
+					err = envelope.New(envelope.NotFound, fmt.Sprintf("extension %q is not installed on this host", id), "install it first: vine ext install SOURCE")
+					return exitWith(fail(e.stdout, e.stderr, "ext enable", err))
+				}
+			}
+			sha, err := enableOn(ctx, e, dir, id, enable)
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext "+name, err))
+			}
+			return exitWith(printJSON(e.stdout, map[string]any{"id": id, "enabled": enable, "commit": sha, "changed": sha != ""}))
+		},
+	}
+}
+
+// enableOn records id's enablement in the forest at dir.
+func enableOn(ctx context.Context, e env, dir, id string, enable bool) (string, error) {
+	if err := checkForest(e, "ext enable", dir); err != nil {
+		return "", err
+	}
+	v, err := vine.Open(ctx, dir, &vine.Options{Logger: cliLogger(e.stderr), SkipAutoIndex: true})
+	if err != nil {
+		return "", err
+	}
+	defer v.Close()
+	return v.EnableExtension(ctx, id, enable)
+}
+
+func extRemoveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "remove",
+		Usage:     "uninstall an extension; its settings wait in quarantine for 90 days, forest files are untouched",
+		UsageText: "vine ext remove ID [--home DIR]",
+		Flags:     []cli.Flag{extHomeFlag(), alwaysJSON()},
+		Action: withHomeAndID(func(_ context.Context, e env, h *install.Home, id string) int {
+			if err := h.Remove(id, time.Now()); err != nil {
+				return fail(e.stdout, e.stderr, "ext remove", err)
+			}
+			// No manifest declares types or relations of its own (no
+			// dialect field exists), so an uninstall loses none.
+			return printJSON(e.stdout, map[string]any{"removed": id, "losing": []string{}})
+		}),
+	}
+}
+
+func extQuarantineCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "quarantine",
+		Usage:     "list the settings of removed extensions that a reinstall would recover",
+		UsageText: "vine ext quarantine [--home DIR]",
+		Flags:     []cli.Flag{extHomeFlag(), alwaysJSON()},
+		Action: func(_ context.Context, c *cli.Command) error {
+			e := envOf(c)
+			h, ok := openExtHome(c, e)
+			if !ok {
+				return exitWith(exitUsage)
+			}
+			q, err := h.Quarantined(time.Now())
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext quarantine", err))
+			}
+			return exitWith(printJSON(e.stdout, map[string]any{"quarantined": q}))
+		},
+	}
+}
+
+// installedExtensionIDs lists what the install home holds, for
+// validate's expected-but-absent check.
+func installedExtensionIDs(c *cli.Command) func() []string {
+	return func() []string {
+		dir := extHomeDir(c)
+		if _, err := os.Stat(filepath.Join(dir, "installed.json")); err != nil {
+			return nil
+		}
+		h, err := install.Open(dir)
+		if err != nil {
+			return nil
+		}
+		list, _ := h.List()
+		ids := make([]string, len(list))
+		for i, r := range list {
+			ids[i] = r.ID
+		}
+		return ids
+	}
+}
+
+// forestExtensions starts the workers of the extensions the forest v
+// enables and this host has installed, in install order, and returns
+// their converters and curation hooks for the Gardener with a function
+// that stops them.
+// An extension that cannot be read is named on stderr and skipped: one
+// broken extension never stops an ingest.
+func forestExtensions(ctx context.Context, c *cli.Command, e env, v *vine.Vine) ([]gardener.Converter, []gardener.NamedHook, func()) {
+	none := func() {}
+	en, err := v.Extensions()
+	if err != nil || len(en.Enabled()) == 0 {
+		return nil, nil, none
+	}
+	dir := extHomeDir(c)
+	if _, err := os.Stat(filepath.Join(dir, "installed.json")); err != nil {
+		return nil, nil, none
+	}
+	h, err := install.Open(dir)
+	if err != nil {
+		return nil, nil, none
+	}
+	wopt, err := extWorkerOptions()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vine %s: %v\n", c.Name, err)
+	}
+	wopt.Logger = cliLogger(e.stderr)
+	pool := worker.NewPool(wopt)
+	workers, failed := h.Load(pool, en.Enabled())
+	for _, f := range failed {
+		fmt.Fprintf(e.stderr, "vine %s: %v\n", c.Name, f.Err)
+	}
+	var convs []gardener.Converter
+	var hooks []gardener.NamedHook
+	for _, w := range workers {
+		for _, conv := range w.Converters() {
+			convs = append(convs, gardener.ExtensionConverter(w.ID(), conv))
+		}
+		hooks = append(hooks, w.CurateHooks()...)
+	}
+	return convs, hooks, pool.Close
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/monkeyllm/vine/envelope"
+	"github.com/monkeyllm/vine/ext"
+)
+
+// Options are the choices of one install.
+type Options struct {
+	// Acknowledge accepts what needs a person's word: an unverified
+	// install, a tier lower than the installed one's.
+	Acknowledge bool
+	// Kit is what the conformance kit checks against.
+	Kit KitOptions
+	// Progress, when set, hears each stage: resolve, kit, stage, record.
+	Progress func(stage string)
+	// Now stamps the record (default time.Now).
+	Now func() time.Time
+	// Upload marks the source as a file a browser uploaded (kind
+	// "upload", always unverified); UploadName is what it was called.
+	Upload     bool
+	UploadName string
+}
+
+func (o Options) progress(stage string) {
+	if o.Progress != nil {
+		o.Progress(stage)
+	}
+}
+
+// Plan is what an install would do, shown before it does it.
+type Plan struct {
+	Kit            *KitResult       `json:"kit"`
+	Source         string           `json:"source"`
+	Kind           string           `json:"kind"`
+	Tier           string           `json:"tier"`
+	Revision       string           `json:"revision,omitempty"`
+	Tracking       string           `json:"tracking,omitempty"`
+	Reason         string           `json:"reason,omitempty"`
+	ID             string           `json:"id,omitempty"`
+	Version        string           `json:"version,omitempty"`
+	License        string           `json:"license,omitempty"`
+	Permissions    *ext.Permissions `json:"permissions,omitempty"`
+	RequiresRoles  []string         `json:"requires_roles"`
+	RegistersRoles []ext.RoleSpec   `json:"registers_roles"`
+	Contributes    map[string]int   `json:"contributes"`
+
+	tree string
+}
+
+// Result is what an install did.
+type Result struct {
+	Record
+	Kit             *KitResult `json:"kit"`
+	ConfigRecovered bool       `json:"config_recovered"`
+	Updated         bool       `json:"updated"` // an earlier version was replaced
+}
+
+// Plan resolves source and runs the kit without installing anything.
+func (h *Home) Plan(ctx context.Context, source string, opt Options) (*Plan, error) {
+	work, err := os.MkdirTemp(h.dir, ".plan-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	return h.plan(ctx, source, work, opt)
+}
+
+func (h *Home) plan(ctx context.Context, source, work string, opt Options) (*Plan, error) {
+	src, err := ParseSource(source)
+	if err != nil {
+		return nil, err
+	}
+	opt.progress("resolve")
+	res, err := h.resolve(ctx, src, work)
+	if err != nil {
+		return nil, err
+	}
+	opt.progress("kit")
+	kit, m := Kit(ctx, res.dir, opt.Kit)
+	if opt.Upload {
+		src.Raw, src.Kind, res.reason = "upload:"+opt.UploadName, "upload", "an upload carries no signature"
+	}
+	p := &Plan{Kit: kit, Source: src.Raw, Kind: src.Kind, Tier: TierUnverified, Revision: res.revision,
+		Tracking: res.tracking, Reason: res.reason, RequiresRoles: []string{}, RegistersRoles: []ext.RoleSpec{},
+		Contributes: map[string]int{}, tree: res.dir}
+	if m != nil {
+		p.ID, p.Version, p.License, p.Permissions = m.ID, m.Version, m.License, m.Permissions
+		if m.Models != nil {
+			p.RequiresRoles = append(p.RequiresRoles, m.Models.Requires...)
+			p.RegistersRoles = append(p.RegistersRoles, m.Models.Registers...)
+		}
+		for s, hs := range m.Handlers() {
+			p.Contributes[string(s)] = len(hs)
+		}
+		if m.Contributes.Panel != "" {
+			p.Contributes[string(ext.SeamPanel)] = 1
+		}
+	}
+	return p, nil
+}
+
+// Install resolves source, runs the kit, weighs the tier, and, when all
+// pass, stages the tree and records it. Installing an id already
+// installed is an update: the previous tree keeps running until the
+// new record is written, and stays if anything fails.
+func (h *Home) Install(ctx context.Context, source string, opt Options) (*Result, error) {
+	work, err := os.MkdirTemp(h.dir, ".install-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	p, err := h.plan(ctx, source, work, opt)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Kit.OK {
+		return nil, refuse("kit", fmt.Sprintf("the conformance kit failed: %v", p.Kit.Failed), KitNote).With("kit", p.Kit)
+	}
+	prev, had, err := h.Get(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := weigh(p, prev, had, opt.Acknowledge); err != nil {
+		return nil, err
+	}
+	opt.progress("stage")
+	hash, err := treeHash(p.tree)
+	if err != nil {
+		return nil, err
+	}
+	dest := filepath.Join(h.dir, p.ID, "trees", hash)
+	if _, err := os.Stat(dest); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(p.tree, dest); err != nil {
+			return nil, err
+		}
+	}
+	opt.progress("record")
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	m, err := h.Manifest(Record{ID: p.ID, Tree: hash})
+	if err != nil {
+		return nil, err
+	}
+	rec := Record{ID: p.ID, Version: p.Version, Description: m.Description, Tier: p.Tier, Source: p.Source, Kind: p.Kind,
+		InstalledAt: now().UTC().Truncate(time.Second), License: p.License, Revision: p.Revision, Tracking: p.Tracking,
+		Reason: p.Reason, Acknowledged: opt.Acknowledge, Permissions: p.Permissions, Tree: hash, Kit: p.Kit}
+	h.mu.Lock()
+	err = h.put(rec)
+	h.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if had && prev.Tree != hash {
+		os.RemoveAll(h.Tree(prev))
+	}
+	recovered, err := h.recoverConfig(p.ID, now())
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Record: rec, Kit: p.Kit, ConfigRecovered: recovered, Updated: had}, nil
+}
+
+// weigh applies the tier rules: anything unverified needs
+// acknowledgement, and so does a tier lower than the installed one's.
+func weigh(p *Plan, prev Record, had, ack bool) error {
+	if ack {
+		return nil
+	}
+	if had && prev.Tier != TierUnverified && p.Tier == TierUnverified {
+		return refuse("tier_downgrade", fmt.Sprintf("%s is installed %s; this source is unverified (%s)", p.ID, prev.Tier, p.Reason),
+			"install it anyway only if you trust the source: pass acknowledge")
+	}
+	if p.Tier == TierUnverified {
+		return refuse("unverified", fmt.Sprintf("%s %s is unverified: %s", p.ID, p.Version, p.Reason),
+			"read its licence ("+p.License+") and code, then install again with acknowledge")
+	}
+	return nil
+}
+
+// Remove uninstalls id: its record and trees go, its settings are kept
+// in quarantine for QuarantineFor, recovered by reinstalling the id.
+// Forest files are never touched.
+func (h *Home) Remove(id string, now time.Time) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	list, err := h.load()
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(list, func(r Record) bool { return r.ID == id })
+	if i < 0 {
+		return envelope.New(envelope.NotFound, fmt.Sprintf("extension %q is not installed", id), "list what is installed with `vine ext list`")
+	}
+	if err := h.quarantine(id, now); err != nil {
+		return err
+	}
+	if err := h.save(slices.Delete(list, i, i+1)); err != nil {
+		return err
+	}
+	return os.RemoveAll(filepath.Join(h.dir, id))
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package exttest builds example extensions into installable trees for
+// tests: the executable, its manifest and its licence, as an author
+// would ship them.
+package exttest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	mu    sync.Mutex
+	built = map[string]string{} // import path -> built executable
+)
+
+// Tree lays out the extension whose main package is pkg (an import
+// path, such as "github.com/monkeyllm/vine/examples/ext-org") as an
+// installed tree in a fresh directory: main, manifest.json and LICENSE.
+// The executable is built once per process; without a Go toolchain the
+// test is skipped.
+func Tree(tb testing.TB, pkg string) string {
+	tb.Helper()
+	bin, dir := build(tb, pkg)
+	tree := tb.TempDir()
+	copyFile(tb, bin, filepath.Join(tree, "main"), 0o755)
+	for _, f := range []string{"manifest.json", "LICENSE"} {
+		copyFile(tb, filepath.Join(dir, f), filepath.Join(tree, f), 0o644)
+	}
+	return tree
+}
+
+func build(tb testing.TB, pkg string) (bin, dir string) {
+	tb.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", pkg).Output()
+	if err != nil {
+		tb.Skipf("cannot find %s: %v", pkg, err)
+	}
+	dir = strings.TrimSpace(string(out))
+	if bin, ok := built[pkg]; ok {
+		return bin, dir
+	}
+	tmp, err := os.MkdirTemp("", "exttest-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin = filepath.Join(tmp, "main")
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		tb.Skipf("cannot build %s: %s", pkg, out)
+	}
+	built[pkg] = bin
+	return bin, dir
+}
+
+func copyFile(tb testing.TB, src, dst string, mode os.FileMode) {
+	tb.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, mode); err != nil {
+		tb.Fatal(err)
+	}
+}
