@@ -30,13 +30,21 @@ func (s *Server) modelRoutes() []rest.Route {
 	}
 }
 
+// listProviders serves GET /v1/admin/providers. Governs says whether
+// this caller may change and test them, so a console can disable those
+// controls with the reason: it cannot tell from the forests it sees,
+// since governing needs admin on forests it may not see at all.
 func (s *Server) listProviders(c adminCall) {
 	list, err := s.models.List(c.r.Context())
+	var governs bool
+	if err == nil {
+		governs, err = s.reg.GovernsDeployment(c.r.Context(), c.who.Name, c.who.Mask, s.forestIDs())
+	}
 	if err != nil {
 		s.api.Refuse(c.w, "admin.providers", err)
 		return
 	}
-	s.api.WriteJSON(c.w, "admin.providers", http.StatusOK, map[string]any{"providers": list})
+	s.api.WriteJSON(c.w, "admin.providers", http.StatusOK, map[string]any{"providers": list, "governs": governs})
 }
 
 // governsProviders is the gate of a provider change or test.

@@ -93,6 +93,8 @@ func TestProviderGovernance(t *testing.T) {
 	require.Equal(t, http.StatusOK, list.status, list.body)
 	assert.Contains(t, list.body, `{"name":"house","endpoint":"https://llm.example.org/v1","has_key":true,"origin":"env"`)
 	assert.NotContains(t, list.body, "sk-env")
+	assert.Contains(t, list.body, `"governs":false`, "ana administers one forest of two")
+	assert.Contains(t, ts.call("GET", "/v1/admin/providers", owner, nil).body, `"governs":true`)
 	for _, path := range []string{"/v1/admin/providers", "/v1/admin/providers/test"} {
 		r := ts.call("POST", path, ana, map[string]any{"name": "mine", "endpoint": "https://x.example.org/v1"})
 		assert.Equal(t, http.StatusForbidden, r.status, r.body)

@@ -100,6 +100,8 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("skills", func(t *testing.T) { skillsConsole(t, browser(t, bin), base) })
 	t.Run("integrations", func(t *testing.T) { integrationsConsole(t, browser(t, bin), base) })
 	t.Run("govern caps", func(t *testing.T) { governCaps(t, browser(t, bin), base) })
+	t.Run("models", func(t *testing.T) { modelsConsole(t, browser(t, bin), base) })
+	t.Run("health", func(t *testing.T) { healthConsole(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh

@@ -68,8 +68,11 @@ export const forestGet = (forest, rest) => api('GET', `/v1/forests/${enc(forest)
 
 // forestBlob fetches bytes with the key (a payload, a zipped branch) and
 // names them from Content-Disposition when the host sends one.
-export async function forestBlob(forest, rest, fallback) {
-  const res = await fetch(`/v1/forests/${enc(forest)}/${rest}`, { headers: bearer(getKey()) });
+export const forestBlob = (forest, rest, fallback) => hostBlob(`/v1/forests/${enc(forest)}/${rest}`, fallback);
+
+// hostBlob is forestBlob for any route (a snapshot file).
+export async function hostBlob(path, fallback) {
+  const res = await fetch(path, { headers: bearer(getKey()) });
   if (!res.ok) {
     let env = null;
     try { env = (await res.json()).error; } catch { /* not JSON */ }

@@ -25,11 +25,13 @@ export const CONSOLES = [
   { key: 'read', group: 'use', cap: 'read' },
   { key: 'playground', group: 'use', cap: 'read' },
   { key: 'data', group: 'use', cap: 'query' },
+  { key: 'skills', group: 'use', cap: 'read' },
   { key: 'ingest', group: 'build', cap: 'ingest' },
-  { key: 'skills', group: 'build', cap: 'read' },
+  { key: 'models', group: 'build', cap: 'admin' },
+  { key: 'webhooks', group: 'build', cap: 'admin' },
   { key: 'people', group: 'govern', cap: 'admin' },
   { key: 'audit', group: 'govern', cap: 'admin' },
-  { key: 'webhooks', group: 'govern', cap: 'admin' },
+  { key: 'health', group: 'govern', cap: 'admin' },
   { key: 'integrations', group: 'govern', cap: 'admin' },
 ];
 
