@@ -51,6 +51,9 @@ type Health struct {
 	// ChangedSources: source files still present whose bytes no longer
 	// match source_hash (a sync would refresh them).
 	ChangedSources []string `json:"changed_sources"`
+	// Landmarks: the nodes the master index lists under Landmarks, in
+	// its order (RefreshLandmarks writes them).
+	Landmarks []string `json:"landmarks"`
 	// Lock is the writer lock's state, probed without taking it.
 	Lock forest.LockProbe `json:"lock"`
 }
@@ -98,7 +101,8 @@ func (r *Ranger) Health(ctx context.Context) (*Health, error) {
 func newHealth() *Health {
 	return &Health{NeedsSplit: []string{}, FatNodes: []string{}, StalePassports: []string{},
 		NeedsDescription: []string{}, UncertainLinks: map[string]int{}, BrokenWikilinks: []Wikilink{},
-		Orphans: []string{}, MissingPayloads: []string{}, PayloadDrift: []string{}, ChangedSources: []string{}}
+		Orphans: []string{}, MissingPayloads: []string{}, PayloadDrift: []string{}, ChangedSources: []string{},
+		Landmarks: []string{}}
 }
 
 func (h *Health) sort() {
@@ -225,6 +229,9 @@ func (w *healthWalk) finish(ctx context.Context) error {
 		if !w.ids[l.Target] {
 			w.h.BrokenWikilinks = append(w.h.BrokenWikilinks, l)
 		}
+	}
+	if master, ok := w.indexes[forest.RootIndexID]; ok {
+		w.h.Landmarks = append(w.h.Landmarks, forest.EntryIDs(master, forest.SectionLandmarks)...)
 	}
 	for _, id := range w.nodes {
 		if id == forest.RootIndexID {

@@ -82,6 +82,10 @@ func TestRefreshLandmarks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, now.Format(time.DateOnly), got.Updated, "the master's catalog row follows")
 
+	h, err := r.Health(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, h.Landmarks, "the health report lists what the master index shows")
+
 	sha, tree := head(t, dir), testforest.TreeDigest(t, dir)
 	again, err := r.RefreshLandmarks(ctx)
 	require.NoError(t, err)
