@@ -83,6 +83,10 @@ type Options struct {
 	// a binding is then refused — and registers (answer.Register). The
 	// Station closes the Answerer.
 	AnswerWith func(base answer.Options) (*answer.Answerer, error)
+	// IngestRoots are the host directories adopt and sync may read
+	// (MONKEYLLM_INGEST_ROOTS, 06 §17); none means every host path is
+	// refused and only uploads and composes ingest.
+	IngestRoots []string
 	// Extensions is the host's install home (spec 11); nil leaves the
 	// extension loader inert: the routes list none and refuse installs.
 	Extensions *install.Home
@@ -238,7 +242,7 @@ func (s *Server) build() {
 		ReadOnly: !s.opt.Writable, MCP: wire.NewHosts(s.hostsOrLocal()), Logger: s.log, AccessLog: s.opt.AccessLog,
 		Recorder: s.audit, Granter: granter{s.reg}, OnEvent: s.onEvent, Routes: s.routes(), HealthFields: s.healthFields,
 		SnapshotDir: filepath.Join(filepath.Dir(s.opt.Registry), "snapshots"), Readers: s.opt.Readers, Gauntlet: gauntletSwitch{s},
-		GardenerFor: s.gardenerFor,
+		GardenerFor: s.gardenerFor, IngestRoots: s.opt.IngestRoots,
 		OpenReader: func() (*vine.Registry, error) {
 			return vine.NewRegistry(s.opt.Root, &vine.Options{ReadOnly: true, Logger: s.log, Observer: rest.TimingObserver{},
 				Opened: s.attachModels})
@@ -254,7 +258,7 @@ func (s *Server) build() {
 		mopts.Extensions = extTools{s}
 	}
 	if s.opt.Writable {
-		mopts.Ingest = &mcp.IngestOptions{Batches: batches, GardenerFor: s.gardenerFor}
+		mopts.Ingest = &mcp.IngestOptions{Batches: batches, GardenerFor: s.gardenerFor, Roots: s.opt.IngestRoots}
 	}
 	s.mcp = mcp.Handler(s.forests, mopts)
 	mux := http.NewServeMux()

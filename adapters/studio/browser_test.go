@@ -102,6 +102,7 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("govern caps", func(t *testing.T) { governCaps(t, browser(t, bin), base) })
 	t.Run("models", func(t *testing.T) { modelsConsole(t, browser(t, bin), base) })
 	t.Run("health", func(t *testing.T) { healthConsole(t, browser(t, bin), base) })
+	t.Run("adopt", func(t *testing.T) { adoptAndSync(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh
@@ -111,8 +112,9 @@ func stationFixture(t *testing.T) string {
 	t.Helper()
 	dir, _ := testforest.Fixture(t)
 	model := fakeModel(t)
+	adoptRoot = t.TempDir()
 	opt := station.Options{Root: filepath.Dir(dir), Registry: filepath.Join(t.TempDir(), "registry", "station.db"),
-		Writable: true, AllowedHosts: []string{"*"}, AllowPrivateDestinations: true,
+		Writable: true, AllowedHosts: []string{"*"}, AllowPrivateDestinations: true, IngestRoots: []string{adoptRoot},
 		AnswerWith: func(base answer.Options) (*answer.Answerer, error) { return answer.Register(model, &base) }}
 	s, err := station.New(context.Background(), opt)
 	require.NoError(t, err)

@@ -197,6 +197,11 @@ func stationOptions(c *cli.Command) (station.Options, error) {
 	if err := stationExtensions(c, &opt); err != nil {
 		return opt, err
 	}
+	roots, err := ingestRoots(os.Getenv(ingestRootsEnv), opt.Root)
+	if err != nil {
+		return opt, err
+	}
+	opt.IngestRoots = roots
 	// answer is always served: each forest answers with its answer
 	// binding, else with --model-endpoint's model, else it is refused.
 	endpoint, model := c.String("model-endpoint"), c.String("model")
