@@ -165,8 +165,12 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 // the DOM, never on the clock. The two minutes only bound a hang on a
 // loaded machine (the race detector, a shared CI runner).
 func waitFor(cond string) chromedp.Action[chromedp.Void] {
+	// A condition that throws (an element not there yet) would end the
+	// poll's promise without settling it, and the wait would outlive its
+	// own timeout: a throw counts as "not yet".
+	guarded := "(() => { try { return !!(" + cond + "); } catch (e) { return false; } })()"
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Poll[any](cond, chromedp.WithPollingInterval(50*time.Millisecond),
+		_, err := chromedp.Poll[any](guarded, chromedp.WithPollingInterval(50*time.Millisecond),
 			chromedp.WithPollingTimeout(2*time.Minute))(ctx, t)
 		return chromedp.Void{}, err
 	}
