@@ -21,20 +21,15 @@ import (
 // the file expects none. The file declares expectation, it never
 // installs anything.
 func (v *Vine) Extensions() (*forest.Enablement, error) {
-	data, err := os.ReadFile(v.extensionsPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return forest.ParseEnablement(nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	e, err := forest.ParseEnablement(data)
-	if err != nil {
+	e, err := forest.ReadEnablement(v.root.Dir())
+	var unreadable *fs.PathError
+	if err != nil && !errors.As(err, &unreadable) { // the file reads but says nothing valid
 		return nil, envelope.New(envelope.Schema, err.Error(), "fix or remove "+forest.ExtensionsFile)
 	}
-	return e, nil
+	return e, err
 }
 
+// extensionsPath is where the forest keeps its enablement file.
 func (v *Vine) extensionsPath() string {
 	return filepath.Join(v.root.Dir(), filepath.FromSlash(forest.ExtensionsFile))
 }

@@ -4,7 +4,11 @@ package forest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,6 +64,19 @@ func ParseEnablement(data []byte) (*Enablement, error) {
 		}
 	}
 	return e, nil
+}
+
+// ReadEnablement reads the _meta/extensions.yaml of the forest rooted at
+// dir; a forest without the file expects nothing.
+func ReadEnablement(dir string) (*Enablement, error) {
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ExtensionsFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return ParseEnablement(nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnablement(data)
 }
 
 // IDs are the expected ids, sorted.

@@ -120,7 +120,7 @@ func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 		for seam, hs := range m.Handlers() {
 			e.Contributes[string(seam)] = len(hs)
 		}
-		e.Loaded = s.exts.Worker(s.opt.Extensions.Tree(r), m, nil).Started()
+		e.Loaded = s.exts.Started(s.opt.Extensions.Tree(r))
 		if m.Contributes.Panel != "" {
 			e.Unserved = append(e.Unserved, unserved{"panel", "declared (no host surface): the Studio renders no extension panels yet"})
 		}
@@ -292,14 +292,7 @@ func (s *Server) retireWorkers() {
 
 // forestEnablement reads forest's _meta/extensions.yaml.
 func (s *Server) forestEnablement(forestID string) (*forest.Enablement, error) {
-	data, err := os.ReadFile(filepath.Join(s.opt.Root, filepath.FromSlash(forestID), filepath.FromSlash(forest.ExtensionsFile)))
-	if os.IsNotExist(err) {
-		return forest.ParseEnablement(nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return forest.ParseEnablement(data)
+	return forest.ReadEnablement(filepath.Join(s.opt.Root, filepath.FromSlash(forestID)))
 }
 
 // forestAdmin refuses a caller without admin on forest, or an unknown
@@ -357,11 +350,7 @@ func (s *Server) installedIDs() []string {
 	if s.opt.Extensions == nil {
 		return nil
 	}
-	list, _ := s.opt.Extensions.List()
-	ids := make([]string, len(list))
-	for i, r := range list {
-		ids[i] = r.ID
-	}
+	ids, _ := s.opt.Extensions.IDs()
 	return ids
 }
 

@@ -97,6 +97,16 @@ func (h *Home) List() ([]Record, error) {
 	return h.load()
 }
 
+// IDs are the installed extensions' ids, sorted.
+func (h *Home) IDs() ([]string, error) {
+	list, err := h.List()
+	ids := make([]string, len(list))
+	for i, r := range list {
+		ids[i] = r.ID
+	}
+	return ids, err
+}
+
 // Get is the record of id; ok is false when it is not installed.
 func (h *Home) Get(id string) (rec Record, ok bool, err error) {
 	list, err := h.List()

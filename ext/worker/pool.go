@@ -40,6 +40,15 @@ func (p *Pool) Worker(tree string, man *ext.Manifest, config func() map[string]a
 	return w
 }
 
+// Started reports whether the worker of tree has a running process,
+// without creating one.
+func (p *Pool) Started(tree string) bool {
+	p.mu.Lock()
+	w, ok := p.byTree[tree]
+	p.mu.Unlock()
+	return ok && w.Started()
+}
+
 // Retire closes and forgets the workers of trees not in keep: what an
 // update or a removal left behind.
 func (p *Pool) Retire(keep map[string]bool) {

@@ -453,11 +453,7 @@ func installedExtensionIDs(c *cli.Command) func() []string {
 		if err != nil {
 			return nil
 		}
-		list, _ := h.List()
-		ids := make([]string, len(list))
-		for i, r := range list {
-			ids[i] = r.ID
-		}
+		ids, _ := h.IDs()
 		return ids
 	}
 }
