@@ -70,6 +70,25 @@ func zipTree(t *testing.T, tree string) string {
 	return out
 }
 
+// losingOnce makes the page's first unacknowledged removal answer the
+// 409 of spec 11 §7 (what the forests would lose), and records whether
+// each removal it sends acknowledges.
+const losingOnce = `(() => {
+  const real = window.fetch;
+  let once = true;
+  window.removals = [];
+  window.fetch = (url, opts) => {
+    const body = opts && typeof opts.body === 'string' ? JSON.parse(opts.body) : {};
+    if (body.action === 'remove') window.removals.push(body.acknowledge === true);
+    if (once && body.action === 'remove' && !body.acknowledge) {
+      once = false;
+      return Promise.resolve(new Response(JSON.stringify({ error: { code: 'E_CONFLICT', message: 'removing peek would lose what forests use',
+        losing: ['type:recording'] } }), { status: 409, headers: { 'Content-Type': 'application/json' } }));
+    }
+    return real(url, opts);
+  };
+})()`
+
 // extStation is a Station with an extension install home and a fresh
 // owner; it returns the address and the owner's key.
 func extStation(t *testing.T) (base, key string) {
@@ -213,8 +232,17 @@ func uploadAndRemove(t *testing.T, ctx context.Context, base, key, page, tree st
 	do(t, ctx, "extensions-unchoose", js(`(() => { const f = document.querySelector('input[name="ext-upload"]'); f.value = ''; f.dispatchEvent(new Event('change')); })()`),
 		waitFor(`!document.querySelector('[data-plan]')`))
 
-	do(t, ctx, "extensions-remove", press(`[data-remove="peek"]`), waitFor(`document.querySelector('[data-remove-yes="peek"]')`),
-		press(`[data-remove-yes="peek"]`), waitFor(`document.querySelector('[data-removed="peek"]') && document.querySelector('[data-absent]') && document.querySelector('[data-empty]')`))
+	// This host's removals lose nothing (no manifest declares a dialect:
+	// README, 11 §12.5), so the page is handed the 409 the spec names
+	// once, to prove the console shows what would be lost and asks again.
+	do(t, ctx, "extensions-remove", js(losingOnce), press(`[data-remove="peek"]`), waitFor(`document.querySelector('[data-remove-yes="peek"]')`),
+		press(`[data-remove-yes="peek"]`), waitFor(`document.querySelector('[data-losing="peek"]')`))
+	assert.Contains(t, text(t, ctx, `[data-losing="peek"]`), "type:recording")
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-removed]').length`), "nothing is removed before the acknowledgement")
+	themedAt(t, ctx, "extensions-losing", `[data-losing="peek"]`)
+	do(t, ctx, "extensions-remove-ack", press(`[data-remove-ack="peek"]`),
+		waitFor(`document.querySelector('[data-removed="peek"]') && document.querySelector('[data-absent]') && document.querySelector('[data-empty]')`))
+	assert.Equal(t, []bool{false, true}, eval[[]bool](t, ctx, `window.removals`), "the second request acknowledges")
 	assert.Contains(t, text(t, ctx, `[data-absent]`), "peek")
 	assert.Contains(t, text(t, ctx, `[data-removed="peek"]`), "quarantine")
 	assert.Empty(t, apiJSON(t, "GET", base+"/v1/admin/extensions", key, nil, http.StatusOK)["extensions"])
