@@ -28,7 +28,8 @@ const panelNotes = "The key is kept by the Station.\n<img src=x onerror=alert(1)
 
 // peekWithPanel is the Station tests' extension (extpeek) as an
 // installable tree, given a config block with one secret and one plain
-// setting and a declarative ui/panel.json that shows both.
+// setting (and one the panel leaves out) and a declarative
+// ui/panel.json that shows the two.
 func peekWithPanel(t *testing.T) string {
 	t.Helper()
 	tree := exttest.Tree(t, "github.com/monkeyllm/vine/adapters/station/testdata/extpeek")
@@ -36,7 +37,8 @@ func peekWithPanel(t *testing.T) string {
 	require.NoError(t, err)
 	s := strings.Replace(string(m), `"contributes": {`, `"contributes": {"panel": "ui/panel.json",`, 1)
 	s = strings.Replace(s, `"models":`, `"config": {"api_key": {"type": "string", "secret": true, "description": "the lookup service's key"},
-    "greeting": {"type": "string", "default": "hello", "description": "what the ask route says first"}},
+    "greeting": {"type": "string", "default": "hello", "description": "what the ask route says first"},
+    "verbose": {"type": "boolean", "default": false, "description": "log every lookup"}},
   "models":`, 1)
 	require.NoError(t, os.WriteFile(filepath.Join(tree, "manifest.json"), []byte(s), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(tree, "ui"), 0o755))
@@ -158,9 +160,13 @@ func extensionsConsole(t *testing.T, ctx context.Context, _ string) {
 	enabled := func() []any {
 		return apiJSON(t, "GET", base+"/v1/admin/extensions/enablement?forest="+forestID, key, nil, http.StatusOK)["enabled"].([]any)
 	}
+	// A job of an enabled extension runs when its admin presses Run.
+	do(t, ctx, "extensions-job", press(`[data-run-job="peek.census"]`), waitFor(`document.querySelector('[data-job-result="peek.census"] pre')`))
+	assert.Contains(t, text(t, ctx, `[data-job-result="peek.census"]`), `"coverage"`)
 	do(t, ctx, "extensions-disable", press(`[data-enable="peek"]`),
 		waitFor(`(b => b && !b.checked && !b.disabled)(document.querySelector('[data-enable="peek"]'))`))
 	assert.Empty(t, enabled())
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-jobs]').length`), "a disabled extension offers no job here")
 	do(t, ctx, "extensions-enable", press(`[data-enable="peek"]`),
 		waitFor(`(b => b && b.checked && !b.disabled)(document.querySelector('[data-enable="peek"]'))`))
 	assert.Equal(t, []any{"peek"}, enabled())
@@ -176,7 +182,7 @@ func panelSettings(t *testing.T, ctx context.Context, base, key, page string) {
 	panel := `[data-panel="peek"]`
 	do(t, ctx, "extensions-panel", waitFor(`document.querySelector('`+panel+` [data-secret="api_key"]')`))
 	assert.Equal(t, "Peek settings", text(t, ctx, panel+" h3"))
-	assert.Equal(t, []string{"Service", "Replies"}, eval[[]string](t, ctx, `[...document.querySelectorAll('`+panel+` legend')].map(l => l.textContent)`))
+	assert.Equal(t, []string{"Service", "Replies", "Other settings"}, eval[[]string](t, ctx, `[...document.querySelectorAll('`+panel+` legend')].map(l => l.textContent)`))
 	assert.Equal(t, "not set", text(t, ctx, panel+` [data-secret="api_key"]`))
 	assert.Equal(t, "hello", eval[string](t, ctx, `document.querySelector('`+panel+` input[name="greeting"]').value`), "the declared default")
 	assert.Equal(t, panelNotes, eval[string](t, ctx, `document.querySelector('`+panel+` [data-notes]').textContent`))
@@ -216,6 +222,8 @@ func notGoverningPanel(t *testing.T, ctx context.Context, base, key, page string
 	assert.Contains(t, text(t, ctx, `[data-governs="no"]`), "authority over the whole deployment")
 	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('form.ext-install, [data-remove], [data-save-settings]').length`))
 	assert.True(t, eval[bool](t, ctx, `[...document.querySelectorAll('[data-panel="peek"] input')].every(i => i.disabled)`))
+	assert.Empty(t, eval[string](t, ctx, `document.querySelector('[data-panel="peek"] input[name="greeting"]').value`),
+		"withheld values are not shown, nor a default in their place")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-enable="peek"]').disabled`), "enabling is this forest's admin's")
 	themed(t, ctx, "extensions-not-governing")
 	do(t, ctx, "extensions-owner-again", keyed(key), chromedp.Navigate(page), waitFor(`document.querySelector('form.ext-install') && document.querySelector('[data-ext="peek"]')`))

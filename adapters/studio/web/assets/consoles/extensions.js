@@ -35,10 +35,10 @@ export function render(ctx) {
 // bindings (to say which roles an extension still needs bound).
 async function state(page) {
   const f = enc(page.ctx.forest);
-  const [listing, en, models] = await Promise.all([api('GET', BASE), api('GET', `${BASE}/enablement?forest=${f}`),
-    api('GET', `/v1/admin/models?forest=${f}`).catch(() => null)]);
+  const [listing, en, models, jobs] = await Promise.all([api('GET', BASE), api('GET', `${BASE}/enablement?forest=${f}`),
+    api('GET', `/v1/admin/models?forest=${f}`).catch(() => null), api('GET', `${BASE}/jobs?forest=${f}`)]);
   page.bound = new Set(models ? (models.data.bindings || []).map((b) => b.role) : []);
-  return { listing: listing.data, en: en.data };
+  return { listing: listing.data, en: en.data, jobs: jobs.data.jobs || [] };
 }
 
 function installArea(page, listing) {
@@ -55,7 +55,30 @@ function cards(page, s) {
   const list = s.listing.extensions || [];
   if (!list.length) return h('div', null, warn, h('div', { class: 'card', 'data-empty': '' }, h('p', null, t('extensions.none'))));
   const enabled = new Set(s.en.enabled || []);
-  return h('div', null, warn, list.map((e) => extCard(page, e, enabled.has(e.id))));
+  return h('div', null, warn, jobsCard(page, s.jobs), list.map((e) => extCard(page, e, enabled.has(e.id))));
+}
+
+// jobsCard lists the jobs this forest's enabled extensions offer; a
+// job runs only when its admin presses Run (never scheduled), and its
+// answer is shown as the host sent it.
+function jobsCard(page, jobs) {
+  if (!jobs.length) return null;
+  const row = (j) => {
+    const out = h('div', { 'aria-live': 'polite', 'data-job-result': `${j.ext}.${j.name}` });
+    const run = h('button', { type: 'button', 'data-run-job': `${j.ext}.${j.name}`, onclick: async () => {
+      run.disabled = true;
+      mount(out, loading());
+      try {
+        const r = (await api('POST', `${BASE}/jobs`, { forest: page.ctx.forest, job: j.name, ext: j.ext })).data;
+        mount(out, h('pre', { class: 'json', tabindex: '0' }, JSON.stringify(r.result, null, 2)));
+      } catch (err) { mount(out, refusal(err)); }
+      run.disabled = false;
+    } }, t('extensions.jobs.run'));
+    return h('li', null, h('div', { class: 'row' }, h('code', null, j.name), h('span', { class: 'badge' }, j.ext), run),
+      j.description ? h('div', { class: 'hint' }, j.description) : null, out);
+  };
+  return h('div', { class: 'card ext-jobs', 'data-jobs': '' }, h('h2', null, t('extensions.jobs', { forest: page.ctx.forest })),
+    h('p', { class: 'hint' }, t('extensions.jobs.lead')), h('ul', { class: 'plain' }, jobs.map(row)));
 }
 
 // tierLine names the tier everywhere the extension appears, and a
@@ -118,7 +141,11 @@ async function setEnabled(page, e, box, msg) {
 function settings(page, e) {
   const keys = Object.keys(e.config || {}).sort();
   if (!e.panel && !keys.length) return null;
-  const panel = e.panel || { title: t('extensions.settings'), sections: [{ title: '', fields: keys }] };
+  const panel = { ...(e.panel || { title: t('extensions.settings'), sections: [{ title: '', fields: keys }] }) };
+  // A setting the panel leaves out is still declared, so still shown.
+  const shown = new Set((panel.sections || []).flatMap((s) => s.fields || []));
+  const rest = keys.filter((k) => !shown.has(k));
+  if (rest.length) panel.sections = [...(panel.sections || []), { title: t('extensions.settings.other'), fields: rest }];
   const region = h('div', { class: 'ext-settings' });
   if (!page.governs) return mount(region, panelForm(e, panel, null));
   into(region, async () => panelForm(e, panel, (await api('GET', `${BASE}/config?ext=${enc(e.id)}`)).data.values || {}));
@@ -163,7 +190,7 @@ function control(key, f, s, off) {
   const hint = [f.description, f.required ? t('extensions.settings.required') : null].filter(Boolean).join(' · ');
   const attrs = { name: key, 'data-setting': key, disabled: off };
   if (f.secret) {
-    const el = h('input', { ...attrs, type: 'password', autocomplete: 'new-password', placeholder: t('extensions.secret.placeholder') });
+    const el = h('input', { ...attrs, type: 'password', autocomplete: 'new-password', placeholder: t(off ? 'extensions.settings.withheld' : 'extensions.secret.placeholder') });
     const badge = h('span', { class: 'badge', 'data-secret': key });
     const update = (x) => {
       badge.className = x.has_value ? 'badge ok' : 'badge';
@@ -175,15 +202,18 @@ function control(key, f, s, off) {
     const labelled = h('div', { class: 'field' }, h('label', { for: el.id }, key, off ? null : [' ', badge]), el, hint ? h('div', { class: 'hint' }, hint) : null);
     return { el: h('div', { class: 'setting' }, labelled), read: () => el.value || null, update };
   }
-  const shown = s && s.value != null ? s.value : f.default;
+  // Read-only, the values are withheld by the host: nothing is shown
+  // rather than a default that may not be what is stored.
+  const shown = off ? null : s && s.value != null ? s.value : f.default;
   if (f.type === 'boolean') {
     const el = h('input', { ...attrs, type: 'checkbox', checked: shown === true });
+    el.indeterminate = off;
     return { el: h('div', { class: 'setting' }, h('label', { class: 'inline' }, el, key), hint ? h('div', { class: 'hint' }, hint) : null),
       read: () => el.checked, update: (x) => { el.checked = x.value === true; } };
   }
   const numeric = f.type === 'integer' || f.type === 'number';
   const el = h('input', { ...attrs, type: numeric ? 'number' : 'text', step: f.type === 'integer' ? 1 : numeric ? 'any' : null,
-    value: shown == null ? '' : String(shown), autocomplete: 'off', spellcheck: 'false' });
+    value: shown == null ? '' : String(shown), autocomplete: 'off', spellcheck: 'false', placeholder: off ? t('extensions.settings.withheld') : null });
   // An empty box sends null: it keeps what is stored.
   const read = () => (el.value === '' ? null : numeric ? Number(el.value) : el.value);
   return { el: h('div', { class: 'setting' }, field(key, el, hint)), read, update: (x) => { if (x.value != null) el.value = String(x.value); } };
