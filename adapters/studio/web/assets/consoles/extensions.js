@@ -35,10 +35,13 @@ export function render(ctx) {
 // bindings (to say which roles an extension still needs bound).
 async function state(page) {
   const f = enc(page.ctx.forest);
-  const [listing, en, models, jobs] = await Promise.all([api('GET', BASE), api('GET', `${BASE}/enablement?forest=${f}`),
-    api('GET', `/v1/admin/models?forest=${f}`).catch(() => null), api('GET', `${BASE}/jobs?forest=${f}`)]);
-  page.bound = new Set(models ? (models.data.bindings || []).map((b) => b.role) : []);
-  return { listing: listing.data, en: en.data, jobs: jobs.data.jobs || [] };
+  // The forest's own file may be refused (a secret written in it): the
+  // listing still shows, with the refusal where the toggles would be.
+  const kept = (p) => p.then((r) => r.data, (error) => ({ error }));
+  const [listing, en, models, jobs] = await Promise.all([api('GET', BASE), kept(api('GET', `${BASE}/enablement?forest=${f}`)),
+    kept(api('GET', `/v1/admin/models?forest=${f}`)), kept(api('GET', `${BASE}/jobs?forest=${f}`))]);
+  page.bound = new Set((models.bindings || []).map((b) => b.role));
+  return { listing: listing.data, en, jobs: jobs.jobs || [] };
 }
 
 function installArea(page, listing) {
@@ -48,14 +51,15 @@ function installArea(page, listing) {
 }
 
 function cards(page, s) {
+  const refused = s.en.error ? refusal(s.en.error, page.reload) : null;
   const absent = s.en.expected_but_absent || [];
   const warn = absent.length ? h('div', { class: 'card needs', role: 'status', 'data-absent': '' },
     h('p', null, h('strong', null, t('extensions.absent', { forest: page.ctx.forest }))),
     h('ul', null, absent.map((id) => h('li', null, h('code', null, id)))), h('p', { class: 'hint' }, t('extensions.absent.why'))) : null;
   const list = s.listing.extensions || [];
-  if (!list.length) return h('div', null, warn, h('div', { class: 'card', 'data-empty': '' }, h('p', null, t('extensions.none'))));
+  if (!list.length) return h('div', null, refused, warn, h('div', { class: 'card', 'data-empty': '' }, h('p', null, t('extensions.none'))));
   const enabled = new Set(s.en.enabled || []);
-  return h('div', null, warn, jobsCard(page, s.jobs), list.map((e) => extCard(page, e, enabled.has(e.id))));
+  return h('div', null, refused, warn, jobsCard(page, s.jobs), list.map((e) => extCard(page, e, enabled.has(e.id))));
 }
 
 // jobsCard lists the jobs this forest's enabled extensions offer; a
