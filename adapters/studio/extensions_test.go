@@ -226,6 +226,7 @@ func notGoverningPanel(t *testing.T, ctx context.Context, base, key, page string
 		"withheld values are not shown, nor a default in their place")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-enable="peek"]').disabled`), "enabling is this forest's admin's")
 	themed(t, ctx, "extensions-not-governing")
+	themedAt(t, ctx, "extensions-not-governing-panel", `[data-panel="peek"]`)
 	do(t, ctx, "extensions-owner-again", keyed(key), chromedp.Navigate(page), waitFor(`document.querySelector('form.ext-install') && document.querySelector('[data-ext="peek"]')`))
 }
 
