@@ -65,9 +65,24 @@ type extEntry struct {
 	Revision       string           `json:"revision,omitempty"`
 	Reason         string           `json:"reason,omitempty"`
 	Permissions    *ext.Permissions `json:"permissions,omitempty"`
+	RequiresRoles  []string         `json:"requires_roles"`
+	Tools          []extTool        `json:"tools"`
+	// Config is the manifest's declared settings, the truth a panel
+	// only decorates: a console draws each field from its type.
+	Config map[string]ext.ConfigField `json:"config"`
+	// Panel is the extension's validated ui/panel.json: the Studio is
+	// this host's console surface, so a declared panel is served, as
+	// data the console renders with its own components (spec 11 §8).
+	Panel *install.Panel `json:"panel,omitempty"`
 	// Unserved names contributions this host validated but does not
 	// serve: inert and named, never an error (F.190).
 	Unserved []unserved `json:"unserved"`
+}
+
+// extTool is a tool an extension offers over MCP.
+type extTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
 }
 
 type unserved struct {
@@ -109,6 +124,7 @@ func (s *Server) listExtensions(c adminCall) {
 func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 	e := extEntry{ID: r.ID, Version: r.Version, Description: r.Description, Tier: r.Tier, Tracking: r.Tracking,
 		Formats: []string{}, RegistersRoles: []ext.RoleSpec{}, Contributes: map[string]int{}, License: r.License, Unserved: []unserved{},
+		RequiresRoles: []string{}, Tools: []extTool{}, Config: map[string]ext.ConfigField{},
 		InstalledAt: r.InstalledAt.Format("2006-01-02T15:04:05Z")}
 	if m, err := s.opt.Extensions.Manifest(r); err == nil {
 		for _, cv := range m.Contributes.Converters {
@@ -116,15 +132,27 @@ func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 		}
 		if m.Models != nil {
 			e.RegistersRoles = append(e.RegistersRoles, m.Models.Registers...)
+			e.RequiresRoles = append(e.RequiresRoles, m.Models.Requires...)
 		}
 		for seam, hs := range m.Handlers() {
 			e.Contributes[string(seam)] = len(hs)
 		}
+		for _, tl := range m.Contributes.Tools {
+			e.Tools = append(e.Tools, extTool{tl.Name, tl.Description})
+		}
+		for k, f := range m.Config {
+			e.Config[k] = f
+		}
 		e.Loaded = s.exts.Started(s.opt.Extensions.Tree(r))
 		if m.Contributes.Panel != "" {
-			e.Unserved = append(e.Unserved, unserved{"panel", "declared (no host surface): the Studio renders no extension panels yet"})
+			e.Contributes[string(ext.SeamPanel)] = 1
+			// An unservable panel is inert and named, never an error.
+			if p, err := install.ReadPanel(s.opt.Extensions.Tree(r), m); err != nil {
+				e.Unserved = append(e.Unserved, unserved{"panel", "unservable: " + err.Error()})
+			} else {
+				e.Panel = p
+			}
 		}
-
 	}
 	if governs {
 		e.Source, e.Revision, e.Reason, e.Permissions = r.Source, r.Revision, r.Reason, r.Permissions
@@ -222,8 +250,10 @@ func (s *Server) doExtension(c adminCall, action string, m map[string]json.RawMe
 	s.retireWorkers()
 	out := map[string]any{"installed": true, "id": res.ID, "version": res.Version, "tier": res.Tier,
 		"tracking": res.Tracking, "revision": res.Revision, "license": res.License,
-		"config_recovered": res.ConfigRecovered, "activated": true, "restart_required": false, "kit": res.Kit,
-		"formats": s.extEntryOf(res.Record, true).Formats}
+		"config_recovered": res.ConfigRecovered, "activated": true, "restart_required": false, "kit": res.Kit}
+	// The outcome says what it accepts and offers, and what it needs.
+	entry := s.extEntryOf(res.Record, true)
+	out["formats"], out["registers_roles"], out["requires_roles"], out["tools"] = entry.Formats, entry.RegistersRoles, entry.RequiresRoles, entry.Tools
 	if f := text(m, "enable_on"); f != "" {
 		if _, err := s.enableOn(c, f, res.ID, true); err != nil {
 			out["enable_error"] = vine.AsError("enable", err)

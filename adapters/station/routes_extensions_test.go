@@ -118,8 +118,9 @@ func TestExtensionsOnTheStation(t *testing.T) {
 }
 
 // TestUploadedExtension is F.199: an upload never names a host path, is
-// always unverified and waits for acknowledgement; a declared panel this
-// host cannot render is validated and named, never an error (F.190).
+// always unverified and waits for acknowledgement; a declared panel is
+// served validated, and one that cannot be served is named, never an
+// error (F.190).
 func TestUploadedExtension(t *testing.T) {
 	tree := orgTree(t)
 	m, err := os.ReadFile(filepath.Join(tree, "manifest.json"))
@@ -155,7 +156,20 @@ func TestUploadedExtension(t *testing.T) {
 	assert.Equal(t, "unverified", r.str("tier"))
 	list := ts.call("GET", "/v1/admin/extensions", owner, nil)
 	assert.Contains(t, list.body, `"source":"upload:org.zip"`)
-	assert.Contains(t, list.body, `"unserved":[{"surface":"panel"`)
+	assert.Contains(t, list.body, `"panel":{"title":"Org","sections":[{"title":"Headings","fields":["keep_todo"]}]}`,
+		"the Studio is this host's console surface: the validated panel is served")
+	assert.Contains(t, list.body, `"unserved":[]`)
+	assert.Contains(t, list.body, `"keep_todo":{"type":"boolean"`, "the declared settings a panel draws from")
+
+	// A panel that stops validating (its file gone from the tree) is
+	// inert and named, never an error (F.190).
+	rec, err := home.Lookup("org")
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(home.Tree(rec), "ui", "panel.json")))
+	list = ts.call("GET", "/v1/admin/extensions", owner, nil)
+	require.Equal(t, http.StatusOK, list.status, list.body)
+	assert.Contains(t, list.body, `"unserved":[{"surface":"panel","note":"unservable: ui/panel.json: not in the tree"}]`)
+	assert.NotContains(t, list.body, `"panel":{`)
 	entries, _ := os.ReadDir(home.Dir())
 	for _, e := range entries {
 		assert.False(t, strings.HasPrefix(e.Name(), ".upload"), "the upload's scratch file is gone")
@@ -189,6 +203,10 @@ func TestExtensionRoute(t *testing.T) {
 	require.Equal(t, http.StatusOK, ts.call("POST", "/v1/admin/forests", owner, map[string]any{"id": "second", "title": "Second"}).status)
 	inst := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "source": tree, "acknowledge": true, "enable_on": forestID})
 	require.Equal(t, http.StatusCreated, inst.status, inst.body)
+	// The outcome names what it offers, so a console states it in order.
+	assert.Contains(t, inst.body, `"tools":[{"name":"x_peek_echo","description":"echo the arguments with the forest"}]`)
+	assert.Contains(t, inst.body, `"registers_roles":[{"role":"peek_chat","kind":"chat"`)
+	assert.Contains(t, inst.body, `"requires_roles":[]`)
 	p := ts.call("POST", "/v1/admin/people", owner, map[string]any{"principal": "rita", "issue_key": true,
 		"grant": map[string]any{"forest": forestID, "caps": []string{"read"}, "allow": []string{"concepts/"}}})
 	require.Equal(t, http.StatusOK, p.status, p.body)

@@ -103,6 +103,7 @@ func TestStudioInBrowser(t *testing.T) {
 	t.Run("models", func(t *testing.T) { modelsConsole(t, browser(t, bin), base) })
 	t.Run("health", func(t *testing.T) { healthConsole(t, browser(t, bin), base) })
 	t.Run("adopt", func(t *testing.T) { adoptAndSync(t, browser(t, bin), base) })
+	t.Run("extensions", func(t *testing.T) { extensionsConsole(t, browser(t, bin), base) })
 }
 
 // stationFixture serves the fixture forest from a Station with a fresh

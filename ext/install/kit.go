@@ -3,9 +3,7 @@
 package install
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -142,41 +140,13 @@ func (k *KitResult) handlers(ctx context.Context, tree string, m *ext.Manifest, 
 	}
 }
 
-// panelFile is the declarative panel (spec 11 §8): the console renders
-// it with its own components.
-type panelFile struct {
-	Title    string `json:"title"`
-	Blurb    string `json:"blurb,omitempty"`
-	Sections []struct {
-		Title  string   `json:"title"`
-		Fields []string `json:"fields"`
-	} `json:"sections"`
-	Notes string `json:"notes,omitempty"`
-}
-
 func (k *KitResult) panel(tree string, m *ext.Manifest) {
 	if m.Contributes.Panel == "" {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(m.Contributes.Panel)))
-	if err != nil {
-		k.add("panel", false, m.Contributes.Panel+": not in the tree")
+	if _, err := ReadPanel(tree, m); err != nil {
+		k.add("panel", false, err.Error())
 		return
-	}
-	var p panelFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		k.add("panel", false, "not a panel: "+err.Error())
-		return
-	}
-	for _, s := range p.Sections {
-		for _, f := range s.Fields {
-			if _, ok := m.Config[f]; !ok {
-				k.add("panel", false, fmt.Sprintf("the panel shows %q, which the manifest's config does not declare", f))
-				return
-			}
-		}
 	}
 	k.add("panel", true, "")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/envelope"
+	"github.com/monkeyllm/vine/ext"
 	"github.com/monkeyllm/vine/ext/install"
 	"github.com/monkeyllm/vine/ext/worker"
 	"github.com/monkeyllm/vine/gardener"
@@ -288,9 +289,23 @@ func extShowCommand() *cli.Command {
 			if err != nil {
 				return fail(e.stdout, e.stderr, "ext show", err)
 			}
-			return printJSON(e.stdout, map[string]any{"record": rec, "manifest": m, "settings": settings})
+			return printJSON(e.stdout, map[string]any{"record": rec, "manifest": m, "settings": settings, "unserved": unservedPanel(h, rec, m)})
 		}),
 	}
+}
+
+// unservedPanel names a declared panel this engine-only host validates
+// and does not render (F.190): inert and named, never an error.
+func unservedPanel(h *install.Home, rec install.Record, m *ext.Manifest) []map[string]string {
+	out := []map[string]string{}
+	if m.Contributes.Panel == "" {
+		return out
+	}
+	note := "declared (no host surface): the Station's Studio renders it"
+	if _, err := h.Panel(rec); err != nil {
+		note = "unservable: " + err.Error()
+	}
+	return append(out, map[string]string{"surface": "panel", "note": note})
 }
 
 // withHomeAndID is the action of a subcommand that names one installed

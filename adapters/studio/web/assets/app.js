@@ -33,6 +33,7 @@ export const CONSOLES = [
   { key: 'audit', group: 'govern', cap: 'admin' },
   { key: 'health', group: 'govern', cap: 'admin' },
   { key: 'integrations', group: 'govern', cap: 'admin' },
+  { key: 'extensions', group: 'govern', cap: 'admin' },
 ];
 
 const GROUPS = ['use', 'build', 'govern'];

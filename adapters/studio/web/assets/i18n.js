@@ -4,7 +4,7 @@
 // being the key's first segment. An unknown key renders as itself, loud.
 
 export const LANGS = ['en', 'pt', 'es'];
-export const NAMESPACES = ['shell', 'overview', 'ask', 'explore', 'read', 'playground', 'data', 'access', 'audit', 'webhooks', 'ingest', 'skills', 'integrations', 'models', 'health'];
+export const NAMESPACES = ['shell', 'overview', 'ask', 'explore', 'read', 'playground', 'data', 'access', 'audit', 'webhooks', 'ingest', 'skills', 'integrations', 'models', 'health', 'extensions'];
 const STORE = 'monkeyllm.studio.lang';
 
 let catalogue = {};
