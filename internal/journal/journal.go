@@ -154,9 +154,10 @@ func (l *Log) Pending() ([]Record, time.Time, error) {
 	return recs, time.Unix(0, recs[0].At), nil
 }
 
-// Discard deletes a pending log once it has been repaired.
+// Discard empties a pending log once it has been repaired (see End for
+// why it is not deleted).
 func (l *Log) Discard() error {
-	if err := os.Remove(l.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Truncate(l.path, 0); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("journal: discard: %w", err)
 	}
 	return nil
