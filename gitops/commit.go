@@ -197,6 +197,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	defer lock.release()
 
 	r.refreshPacks()
+	r.batch = r.batch[:0]
 	ref, parent, err := headTarget(r.st)
 	if err != nil {
 		return "", fmt.Errorf("gitops: resolve HEAD: %w", err)
@@ -230,6 +231,9 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	if err != nil {
 		return "", err
 	}
+	if err := r.writeCommitPack(); err != nil {
+		return "", err
+	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -249,7 +253,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 		c.file, c.head, c.tree = fi, h, tree
 		r.cache = c
 	}
-	r.maybePack()
+	r.maybeRewrite()
 	return h.String(), nil
 }
 
@@ -290,20 +294,19 @@ func (r *Repo) stage(idx *index.Index, p string) error {
 	return nil
 }
 
-// putObject stores an object unless the store already has it, which skips
-// compressing unchanged content. New objects are written loose
-// (writeLoose) and noted for the next pack (pack.go); key names the path
-// the object is a version of, so the pack stores it as a delta against
-// an earlier version ("" for none).
+// putObject adds an object to the commit's pack (pack.go) unless the
+// store already has it, which skips compressing unchanged content. key
+// names the path the object is a version of, so the round pack stores it
+// as a delta against an earlier version ("" for none).
 func (r *Repo) putObject(t plumbing.ObjectType, data []byte, key string) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
+	if r.pend.has[h] || slices.ContainsFunc(r.batch, func(o newObject) bool { return o.hash == h }) {
+		return h, nil
+	}
 	if r.st.HasEncodedObject(h) == nil {
 		return h, nil
 	}
-	if err := r.writeLoose(t, h, data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	r.pend.note(h, t, data, key)
+	r.batch = append(r.batch, newObject{hash: h, typ: t, data: data, key: key})
 	return h, nil
 }
 
@@ -392,6 +395,12 @@ func (r *Repo) refuseUnchanged(c *indexCache, tree, parent plumbing.Hash) error 
 		same = c.tree == tree
 	default:
 		hc, err := object.GetCommit(r.st, parent)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			// In a commit pack of ours the write storage has not indexed
+			// (writeCommitPack).
+			r.st.Reindex()
+			hc, err = object.GetCommit(r.st, parent)
+		}
 		if err != nil {
 			return fmt.Errorf("gitops: read HEAD commit: %w", err)
 		}

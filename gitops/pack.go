@@ -12,56 +12,89 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
-// Packing what commits wrote.
+// How commits store their objects.
 //
-// Every commit rewrites its parent index whole, and a branch index grows
-// with the branch: adopting 2,000 documents into one folder wrote a
-// 450 KB index 2,000 times, 140 MiB of loose objects, most of the adopt's
-// time spent compressing them. So the Repo keeps, in memory, what it wrote
-// since it last packed, and each path's versions after the first as a
-// line delta against that first one (delta.go). Once the loose bytes pass
-// packAfter, the commit that crossed the line writes them as one pack with
-// its index, the way git stores history: the first version whole, the
-// others as small deltas. Large objects are then written loose without
-// compression at all (they live until the next pack), which takes the
-// per-commit cost of a big index down to hashing and copying it.
+// A commit writes the objects it adds as one small pack (a commit pack),
+// not as loose objects. Two files per commit instead of one per object
+// matters more than it seems: on a filesystem that skips recently freed
+// inodes when it allocates one (ext4 without a journal, which this
+// project's machines run), every file created scans past every file
+// deleted in the last minutes, so a write-heavy run that created and
+// later deleted five loose objects per commit slowed down as it went.
 //
-// The loose copies of a pack's objects are deleted one pack later, not at
-// once, so a reader that listed the packs just before the new one
-// appeared still finds them. A failed pack leaves the loose objects,
-// which are complete: packing is an optimisation, never the record.
+// Every commit also rewrites its parent index whole, and a branch index
+// grows with the branch (adopting 2,000 documents into one folder rewrote
+// a 450 KB index 2,000 times). So the Repo keeps the objects of the
+// current round in memory, each as the entry a pack holds: the first
+// version of a path whole, later versions as a line delta against it
+// (delta.go), compressed once. Every packsPerRewrite commit packs, the
+// round's objects are written again as one round pack, which supersedes
+// the commit packs and the previous round pack; once the round's
+// compressed bytes pass packAfter the round ends and its last round pack
+// stays. Rewriting is concatenation: entries are kept compressed.
+//
+// Superseded packs are deleted one rewrite later, not at once, so a
+// reader that listed the packs just before the new one appeared still
+// finds them. A failed rewrite leaves the commit packs, which are
+// complete: the round pack is an optimisation, never the record.
 
-// packAfter is how many raw bytes of loose objects a Repo writes before it
-// packs them; it also bounds the memory the pending objects hold.
-var packAfter = 16 << 20
+// packAfter is how many compressed bytes a round holds before it ends; it
+// bounds the memory the round's entries take and the bytes each rewrite
+// copies.
+var packAfter = 4 << 20
 
-// storeLooseAbove is the size from which an object is written loose
-// without compression, since a pack will hold it compressed soon.
-const storeLooseAbove = 64 << 10
+// packsPerRewrite is how many commit packs accumulate before the round
+// pack is rewritten: it bounds the packs a reader lists. commitPackBytes
+// bounds their size the same way, since a commit pack stores a large
+// index uncompressed.
+var (
+	packsPerRewrite = 32
+	commitPackBytes = 8 << 20
+)
 
-// pendingObject is an object written loose since the last pack: its full
-// bytes, or a delta against the first version of its path (base).
-type pendingObject struct {
-	hash  plumbing.Hash
-	typ   plumbing.ObjectType
-	data  []byte
-	base  plumbing.Hash
-	delta []byte
+// storeAbove is the size from which a commit pack stores an object without
+// compression: the round pack holds it compressed (or as a delta) soon,
+// and compressing a large index on every commit dominated an adopt.
+const storeAbove = 64 << 10
+
+// newObject is an object a commit adds, before its pack is written.
+type newObject struct {
+	hash plumbing.Hash
+	typ  plumbing.ObjectType
+	data []byte
+	key  string // the path it is a version of; "" for none
 }
 
-// pending is what the Repo wrote since it last packed.
+// pendingObject is an object of the current round as the round pack
+// holds it: the zlib stream of its whole bytes, or of a delta against the
+// first version of its path (base).
+type pendingObject struct {
+	hash plumbing.Hash
+	typ  plumbing.ObjectType
+	size int // length of the entry's uncompressed body
+	base plumbing.Hash
+	z    []byte
+}
+
+// pending is the current round.
 type pending struct {
 	objs  []pendingObject
-	bytes int
+	has   map[plumbing.Hash]bool
+	bytes int                 // compressed bytes in objs
 	bases map[string]deltaRef // path key -> first version in this round
-	// packed are the loose objects the last pack holds, deleted when the
-	// next pack is written.
-	packed []plumbing.Hash
+	// commits are the commit packs written since the last rewrite, round
+	// the round pack they will join, doomed the packs the last rewrite
+	// superseded (all as paths without extension).
+	commits     []string
+	commitBytes int
+	round       string
+	doomed      []string
 }
 
 type deltaRef struct {
@@ -69,121 +102,202 @@ type deltaRef struct {
 	base *deltaBase
 }
 
-// note records an object just written loose. key names the path the
-// object is a version of ("" when it is no version of anything).
-func (p *pending) note(h plumbing.Hash, t plumbing.ObjectType, data []byte, key string) {
-	p.bytes += len(data)
-	o := pendingObject{hash: h, typ: t}
-	if p.bases == nil {
-		p.bases = map[string]deltaRef{}
+// note adds an object a commit pack now holds to the round. z is its
+// whole bytes compressed at BestSpeed, when the commit pack already did
+// that.
+func (p *pending) note(o newObject, z []byte, zw *zlib.Writer) error {
+	if p.has == nil {
+		p.has, p.bases = map[plumbing.Hash]bool{}, map[string]deltaRef{}
 	}
-	ref, ok := p.bases[key]
+	po := pendingObject{hash: o.hash, typ: o.typ, size: len(o.data)}
+	body := o.data
+	ref, ok := p.bases[o.key]
 	switch {
-	case key == "" || len(data) == 0: // go-git reads no delta of or against nothing
-		o.data = data
+	case o.key == "" || len(o.data) == 0: // go-git reads no delta of or against nothing
 	case !ok:
-		o.data = data
-		p.bases[key] = deltaRef{hash: h, base: newDeltaBase(data)}
+		p.bases[o.key] = deltaRef{hash: o.hash, base: newDeltaBase(o.data)}
 	default:
-		if d := ref.base.delta(data); len(d) < len(data)/2 {
-			o.base, o.delta = ref.hash, d
-		} else {
-			o.data = data
+		if d := ref.base.delta(o.data); len(d) < len(o.data)/2 {
+			po.base, po.size, body, z = ref.hash, len(d), d, nil
 		}
 	}
-	p.objs = append(p.objs, o)
-}
-
-// maybePack packs the pending objects once they pass packAfter. Callers
-// hold r.mu.
-func (r *Repo) maybePack() {
-	p := &r.pend
-	if p.bytes < packAfter {
-		return
-	}
-	objs := p.objs
-	old := p.packed
-	p.objs, p.bytes, p.bases, p.packed = nil, 0, nil, nil
-	if err := writePack(filepath.Join(r.dot.Root(), "objects", "pack"), objs); err != nil {
-		return // the loose objects stay; they are complete
-	}
-	r.refreshPacks()
-	r.removeLoose(old)
-	for _, o := range objs {
-		p.packed = append(p.packed, o.hash)
-	}
-}
-
-// removeLoose deletes loose objects a pack holds.
-func (r *Repo) removeLoose(hashes []plumbing.Hash) {
-	objects := filepath.Join(r.dot.Root(), "objects")
-	for _, h := range hashes {
-		hex := h.String()
-		os.Remove(filepath.Join(objects, hex[:2], hex[2:]))
-	}
-}
-
-// writePack writes objs (every delta after its base) as a pack and its
-// index into dir, named as git names them, the index last: a pack is
-// visible once its index is.
-func writePack(dir string, objs []pendingObject) error {
-	var buf bytes.Buffer
-	buf.WriteString("PACK")
-	buf.Write(binary.BigEndian.AppendUint32(nil, 2))
-	buf.Write(binary.BigEndian.AppendUint32(nil, uint32(len(objs))))
-	idx := &idxfile.Writer{}
-	if err := idx.OnHeader(uint32(len(objs))); err != nil {
-		return err
-	}
-	offsets := make(map[plumbing.Hash]int, len(objs))
-	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
-	for _, o := range objs {
-		start := buf.Len()
-		offsets[o.hash] = start
-		if err := appendEntry(&buf, zw, o, offsets); err != nil {
+	if z == nil {
+		var err error
+		if z, err = deflate(zw, body); err != nil {
 			return err
 		}
-		idx.Add(o.hash, uint64(start), crc32.ChecksumIEEE(buf.Bytes()[start:]))
 	}
-	sum := sha1.Sum(buf.Bytes())
-	buf.Write(sum[:])
-	if err := idx.OnFooter(plumbing.Hash(sum)); err != nil {
-		return err
+	po.z = z
+	p.objs = append(p.objs, po)
+	p.has[o.hash] = true
+	p.bytes += len(z)
+	return nil
+}
+
+// deflate is data as a zlib stream, written with zw.
+func deflate(zw *zlib.Writer, data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw.Reset(&buf)
+	_, err := zw.Write(data)
+	if err := errors.Join(err, zw.Close()); err != nil {
+		return nil, fmt.Errorf("gitops: compress object: %w", err)
 	}
-	mi, err := idx.Index()
+	return buf.Bytes(), nil
+}
+
+// packDir is where packs live.
+func (r *Repo) packDir() string { return filepath.Join(r.dot.Root(), "objects", "pack") }
+
+// writeCommitPack writes the objects a commit adds (r.batch) as one pack
+// and adds them to the round. Callers hold r.mu.
+func (r *Repo) writeCommitPack() error {
+	if len(r.batch) == 0 {
+		return nil
+	}
+	if r.zw == nil {
+		r.zw, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
+		r.zstore, _ = zlib.NewWriterLevel(nil, zlib.NoCompression)
+	}
+	w := newPackWriter(len(r.batch))
+	zs := make([][]byte, len(r.batch))
+	for i, o := range r.batch {
+		zw := r.zw
+		if len(o.data) > storeAbove {
+			zw = r.zstore
+		}
+		z, err := deflate(zw, o.data)
+		if err != nil {
+			return err
+		}
+		if zw == r.zw {
+			zs[i] = z
+		}
+		w.add(o.hash, o.typ, len(o.data), 0, z)
+	}
+	name, err := w.install(r.packDir())
 	if err != nil {
-		return err
+		return fmt.Errorf("gitops: write objects: %w", err)
+	}
+	r.pend.commits = append(r.pend.commits, name)
+	r.pend.commitBytes += w.buf.Len()
+	// The write storage need not index a pack of our own: the round
+	// answers for its objects (putObject). Other writers wait for the
+	// forest's writer lock, so the directory changed only by us.
+	if fi, err := os.Stat(r.packDir()); err == nil {
+		r.packs = fi.ModTime()
+	}
+	for i, o := range r.batch {
+		if err := r.pend.note(o, zs[i], r.zw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maybeRewrite writes the round pack once enough commit packs or bytes
+// accumulated, then deletes what the previous rewrite superseded.
+// Callers hold r.mu.
+func (r *Repo) maybeRewrite() {
+	p := &r.pend
+	switch {
+	case len(p.commits) == 0:
+		return
+	case len(p.commits) < packsPerRewrite && p.commitBytes < commitPackBytes && p.bytes < packAfter:
+		return
+	}
+	w := newPackWriter(len(p.objs))
+	for _, o := range p.objs {
+		w.add(o.hash, o.typ, o.size, w.offsets[o.base], o.z)
+	}
+	name, err := w.install(r.packDir())
+	if err != nil {
+		return // the commit packs stay; they are complete
+	}
+	for _, old := range p.doomed {
+		removePack(old)
+	}
+	p.doomed = append(p.commits, p.round)
+	if p.round == "" {
+		p.doomed = p.commits
+	}
+	p.commits, p.commitBytes, p.round = nil, 0, name
+	if p.bytes >= packAfter { // the round ends; its pack stays
+		p.objs, p.has, p.bases, p.bytes, p.round = nil, nil, nil, 0, ""
+	}
+	r.packs = time.Time{} // the write storage indexes the packs again
+}
+
+// removePack deletes a pack and its index, the pack first (see install).
+func removePack(name string) {
+	os.Remove(name + ".pack")
+	os.Remove(name + ".idx")
+}
+
+// packWriter assembles a pack and its index in memory.
+type packWriter struct {
+	buf     bytes.Buffer
+	idx     idxfile.Writer
+	offsets map[plumbing.Hash]int
+	err     error
+}
+
+func newPackWriter(n int) *packWriter {
+	w := &packWriter{offsets: make(map[plumbing.Hash]int, n)}
+	w.buf.WriteString("PACK")
+	w.buf.Write(binary.BigEndian.AppendUint32(nil, 2))
+	w.buf.Write(binary.BigEndian.AppendUint32(nil, uint32(n)))
+	w.err = w.idx.OnHeader(uint32(n))
+	return w
+}
+
+// add appends one entry: its type and size header, for a delta (base > 0,
+// the offset of its base in this pack) the distance back to the base,
+// then z, the zlib stream of its body.
+func (w *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size, base int, z []byte) {
+	start := w.buf.Len()
+	w.offsets[h] = start
+	if base > 0 {
+		w.buf.Write(entryHeader(plumbing.OFSDeltaObject, size))
+		w.buf.Write(ofsDistance(start - base))
+	} else {
+		w.buf.Write(entryHeader(t, size))
+	}
+	w.buf.Write(z)
+	w.idx.Add(h, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
+}
+
+// install writes the pack and its index into dir, named as git names
+// them, the index first. It returns the pack's path without extension.
+//
+// The order matters to a writer killed in between: git skips an index
+// whose pack is missing, but go-git lists packs by their .pack files and
+// refuses to read anything once one has no index.
+func (w *packWriter) install(dir string) (string, error) {
+	if w.err != nil {
+		return "", w.err
+	}
+	sum := sha1.Sum(w.buf.Bytes())
+	w.buf.Write(sum[:])
+	if err := w.idx.OnFooter(plumbing.Hash(sum)); err != nil {
+		return "", err
+	}
+	mi, err := w.idx.Index()
+	if err != nil {
+		return "", err
 	}
 	var ib bytes.Buffer
 	if _, err := idxfile.NewEncoder(&ib).Encode(mi); err != nil {
-		return err
+		return "", err
 	}
 	name := filepath.Join(dir, "pack-"+plumbing.Hash(sum).String())
-	if err := installFile(dir, name+".pack", buf.Bytes()); err != nil {
-		return err
+	if err := installFile(dir, name+".idx", ib.Bytes()); err != nil {
+		return "", err
 	}
-	return installFile(dir, name+".idx", ib.Bytes())
-}
-
-// appendEntry writes one pack entry: the type and size header, for a
-// delta the distance back to its base, then the zlib stream.
-func appendEntry(buf *bytes.Buffer, zw *zlib.Writer, o pendingObject, offsets map[plumbing.Hash]int) error {
-	typ, body := o.typ, o.data
-	var back int
-	if !o.base.IsZero() {
-		base, ok := offsets[o.base]
-		if !ok {
-			return fmt.Errorf("gitops: pack: delta base %s not before %s", o.base, o.hash)
-		}
-		typ, body, back = plumbing.OFSDeltaObject, o.delta, buf.Len()-base
+	if err := installFile(dir, name+".pack", w.buf.Bytes()); err != nil {
+		os.Remove(name + ".idx")
+		return "", err
 	}
-	buf.Write(entryHeader(typ, len(body)))
-	if typ == plumbing.OFSDeltaObject {
-		buf.Write(ofsDistance(back))
-	}
-	zw.Reset(buf)
-	_, err := zw.Write(body)
-	return errors.Join(err, zw.Close())
+	return name, nil
 }
 
 // entryHeader is the pack entry header: type and size, 4 bits of size in
@@ -213,12 +327,15 @@ func ofsDistance(d int) []byte {
 // installFile writes data to a temporary file in dir and renames it to
 // name, read-only as git keeps packs.
 func installFile(dir, name string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(dir, "tmp_pack_")
 	if err != nil {
 		return err
 	}
 	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close(), os.Chmod(f.Name(), 0o444)); err != nil {
+	if err := errors.Join(werr, f.Chmod(0o444), f.Close()); err != nil {
 		os.Remove(f.Name())
 		return err
 	}

@@ -55,9 +55,10 @@ type Repo struct {
 	mu     sync.Mutex   // serializes commits; guards st and cache
 	cache  *indexCache  // the index as last committed; nil = read from disk
 	packs  time.Time    // objects/pack's mtime when st last indexed the packs
-	zw     *zlib.Writer // reused by writeLoose, under mu
+	zw     *zlib.Writer // reused by the pack writers, under mu
 	zstore *zlib.Writer // the same, storing without compression
-	pend   pending      // objects written since the last pack (pack.go), under mu
+	batch  []newObject  // objects the commit in progress adds, under mu
+	pend   pending      // the current round of packs (pack.go), under mu
 }
 
 // Init returns the forest's own repository at dir, creating it (and dir)

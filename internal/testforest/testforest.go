@@ -20,6 +20,7 @@ import (
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/fixture"
 	"github.com/monkeyllm/vine/internal/interop"
+	"github.com/monkeyllm/vine/internal/journal"
 )
 
 // Fixture builds the generated fixture forest in a temporary directory.
@@ -52,7 +53,7 @@ func TreeDigest(t testing.TB, dir string) string {
 		if d.IsDir() && rel == "_derived" {
 			return filepath.SkipDir
 		}
-		if rel != ".vine.lock" {
+		if rel != ".vine.lock" && !emptyJournal(p, rel) {
 			paths = append(paths, p)
 		}
 		return nil
@@ -107,4 +108,15 @@ func Unchanged(t testing.TB, dir string, fn func()) {
 	if Head(t, dir) != commit {
 		t.Errorf("a commit was made: a refusal makes none")
 	}
+}
+
+// emptyJournal reports whether p is the writer's intent log with nothing
+// in it: the writer keeps the file between writes, and an empty log is
+// the same state as none.
+func emptyJournal(p, rel string) bool {
+	if filepath.ToSlash(rel) != ".git/"+journal.FileName {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Size() == 0
 }
