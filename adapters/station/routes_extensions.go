@@ -55,7 +55,8 @@ type extEntry struct {
 	Description    string           `json:"description,omitempty"`
 	Tier           string           `json:"tier"`
 	Tracking       string           `json:"tracking,omitempty"`
-	Loaded         bool             `json:"loaded"`
+	Loaded         bool             `json:"loaded"`  // its contributions are served now
+	Running        bool             `json:"running"` // its worker process is up (it starts on first use)
 	Formats        []string         `json:"formats"`
 	RegistersRoles []ext.RoleSpec   `json:"registers_roles"`
 	Contributes    map[string]int   `json:"contributes"`
@@ -143,7 +144,10 @@ func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 		for k, f := range m.Config {
 			e.Config[k] = f
 		}
-		e.Loaded = s.exts.Started(s.opt.Extensions.Tree(r))
+		// Loaded is the spec's "active": the manifest read, so every seam
+		// it contributes is served from now on (F.216). Workers start on
+		// first use, which Running reports.
+		e.Loaded, e.Running = true, s.exts.Started(s.opt.Extensions.Tree(r))
 		if m.Contributes.Panel != "" {
 			e.Contributes[string(ext.SeamPanel)] = 1
 			// An unservable panel is inert and named, never an error.

@@ -70,6 +70,8 @@ func TestExtensionsOnTheStation(t *testing.T) {
 	require.Equal(t, http.StatusOK, list.status, list.body)
 	assert.Contains(t, list.body, `"id":"org"`)
 	assert.Contains(t, list.body, `"formats":[".org"]`)
+	assert.Contains(t, list.body, `"loaded":true`, "active at once, though no worker runs before first use (F.216)")
+	assert.Contains(t, list.body, `"running":false`)
 	assert.NotContains(t, list.body, tree, "the source is withheld from a forest admin")
 	assert.Equal(t, false, list.json["may_install"])
 	assert.Contains(t, ts.call("GET", "/v1/admin/extensions", owner, nil).body, `"source":"`+tree)

@@ -99,7 +99,7 @@ function extCard(page, e, enabled) {
   const box = h('input', { type: 'checkbox', checked: enabled, 'data-enable': e.id, onchange: () => setEnabled(page, e, box, msg) });
   return h('article', { class: 'card ext-card', 'data-ext': e.id, 'aria-labelledby': hid },
     h('div', { class: 'row' }, h('h2', { id: hid }, e.id), h('span', { class: 'meta' }, e.version), tierLine(e),
-      h('span', { class: e.loaded ? 'badge ok' : 'badge', 'data-loaded': String(e.loaded) }, t(e.loaded ? 'extensions.loaded' : 'extensions.notLoaded'))),
+      h('span', { class: e.running ? 'badge ok' : 'badge', 'data-running': String(e.running) }, t(e.running ? 'extensions.loaded' : 'extensions.notLoaded'))),
     e.description ? h('p', null, e.description) : null,
     h('label', { class: 'inline' }, box, t('extensions.enabledOn', { forest: page.ctx.forest })), msg,
     facts(e), (e.unserved || []).map((u) => h('p', { class: 'hint', 'data-unserved': u.surface }, t('extensions.unserved', { surface: u.surface, note: u.note }))),
