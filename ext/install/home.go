@@ -42,17 +42,19 @@ const (
 
 // Record is what the home knows of one installed extension.
 type Record struct {
-	ID           string           `json:"id"`
-	Version      string           `json:"version"`
-	Description  string           `json:"description,omitempty"`
-	Tier         string           `json:"tier"`
-	Source       string           `json:"source"`
-	Kind         string           `json:"kind"` // git, archive, file
-	InstalledAt  time.Time        `json:"installed_at"`
-	License      string           `json:"license"`
-	Revision     string           `json:"revision,omitempty"` // the git commit that was installed
-	Tracking     string           `json:"tracking,omitempty"` // a moving ref (branch) the install follows
-	Reason       string           `json:"reason,omitempty"`   // why the tier is what it is
+	ID          string    `json:"id"`
+	Version     string    `json:"version"`
+	Description string    `json:"description,omitempty"`
+	Tier        string    `json:"tier"`
+	Source      string    `json:"source"`
+	Kind        string    `json:"kind"` // index, git, archive, file or upload
+	InstalledAt time.Time `json:"installed_at"`
+	License     string    `json:"license"`
+	Revision    string    `json:"revision,omitempty"` // the git commit that was installed
+	Tracking    string    `json:"tracking,omitempty"` // a moving ref (branch) the install follows
+	// Identity is who verified the artifact (signed and verified tiers).
+	Identity     *Identity        `json:"identity,omitempty"`
+	Reason       string           `json:"reason,omitempty"` // why the tier is what it is
 	Acknowledged bool             `json:"acknowledged"`
 	Permissions  *ext.Permissions `json:"permissions,omitempty"`
 	// Tree is the sha256 of the installed tree: it lives in
