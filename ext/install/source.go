@@ -191,7 +191,7 @@ func unzip(r io.ReaderAt, size int64, dir string) error {
 	for _, f := range zr.File {
 		name := f.Name
 		if strings.Contains(name, "\\") || strings.HasPrefix(name, "/") || path.IsAbs(name) ||
-			slices.Contains(strings.Split(name, "/"), "..") || strings.ContainsRune(name, 0) || filepath.VolumeName(name) != "" {
+			slices.Contains(strings.Split(name, "/"), "..") || strings.ContainsRune(name, 0) || filepath.VolumeName(name) != "" || driveLetter(name) {
 			return refuse("archive", fmt.Sprintf("archive member %q escapes the tree; the whole archive is refused", name), "")
 		}
 		if name == "__MACOSX" || strings.HasPrefix(name, "__MACOSX/") || strings.HasSuffix(name, "/") {
@@ -214,6 +214,12 @@ func unzip(r io.ReaderAt, size int64, dir string) error {
 		}
 	}
 	return nil
+}
+
+// driveLetter reports a Windows drive prefix ("C:"), absolute on a
+// Windows host whatever the host running the install is.
+func driveLetter(name string) bool {
+	return len(name) >= 2 && name[1] == ':' && (name[0]|0x20) >= 'a' && (name[0]|0x20) <= 'z'
 }
 
 // commonTop is "top/" when every member sits under one directory.
