@@ -213,3 +213,31 @@ func TestExtensionFromTheIndex(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, extIndexKeyEnv)
 }
+
+// TestExpectedButAbsentExtension is F.187 on an engine-only host: a
+// forest that expects extensions this host has not installed validates
+// with a warning naming each, ingests with the loader inert (no error,
+// the built-in converters), and nothing installs because it asked.
+func TestExpectedButAbsentExtension(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "never-created")
+	t.Setenv(extHomeEnv, home)
+	dir := filepath.Join(t.TempDir(), "kb")
+	code, out, _ := runCLI(t, "", "init", "--forest", dir, "--title", "Notes")
+	require.Equal(t, exitOK, code, out)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "_meta", "extensions.yaml"),
+		[]byte("extensions:\n  whisper:\n    enabled: true\n  org:\n    enabled: false\n"), 0o644))
+
+	code, out, errOut := runCLI(t, "", "validate", "--forest", dir, "--json")
+	require.Equal(t, exitOK, code, "a missing extension is a warning: "+out+errOut)
+	assert.Contains(t, out, `expects extension \"whisper\"`)
+	assert.Contains(t, out, `expects extension \"org\"`, "a disabled one is still expected")
+
+	src := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(src, "tides.txt"), []byte("High water at dawn.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "soup.org"), []byte("* Method\n"), 0o644))
+	code, out, errOut = runCLI(t, "", "adopt", src, "--forest", dir, "--json")
+	require.Equal(t, exitOK, code, "the absent loader is inert, never an error: "+out+errOut)
+	assert.FileExists(t, filepath.Join(dir, "tides.md"))
+	assert.NoFileExists(t, filepath.Join(dir, "soup.md"), "no converter claims .org without the extension")
+	assert.NoDirExists(t, home, "nothing installs because a forest expects it")
+}

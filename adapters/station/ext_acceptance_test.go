@@ -137,3 +137,24 @@ func TestExtensionUpdateOnTheStation(t *testing.T) {
 	missing := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "update", "id": "nothing"})
 	assert.Equal(t, http.StatusNotFound, missing.status, missing.body)
 }
+
+// TestExpectedButAbsentOnTheStation is F.187 on the Station: with no
+// install home the loader is inert; a forest expecting an extension
+// names it as expected but absent, and ingests as if it expected none.
+func TestExpectedButAbsentOnTheStation(t *testing.T) {
+	ts := newTestStation(t, nil)
+	owner := ts.owner()
+	require.NoError(t, os.WriteFile(filepath.Join(ts.root, forestID, "_meta", "extensions.yaml"),
+		[]byte("extensions:\n  whisper:\n    enabled: true\n"), 0o644))
+	en := ts.call("GET", "/v1/admin/extensions/enablement?forest="+forestID, owner, nil)
+	require.Equal(t, http.StatusOK, en.status, en.body)
+	assert.Contains(t, en.body, `"expected_but_absent":["whisper"]`)
+	list := ts.call("GET", "/v1/admin/extensions", owner, nil)
+	assert.Contains(t, list.body, `"loader":"inert"`)
+
+	txt := base64.StdEncoding.EncodeToString([]byte("High water at dawn.\n"))
+	r := ts.call("POST", "/v1/forests/"+forestID+"/ingest", owner, map[string]any{
+		"files": []any{map[string]any{"name": "tides.txt", "b64": txt}}, "dest": "operations", "wait": true})
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	assert.FileExists(t, filepath.Join(ts.root, forestID, "operations", "tides.md"))
+}
