@@ -94,6 +94,10 @@ func SignIndex(key ed25519.PrivateKey, data []byte) []byte {
 
 // lookup is the entry for id.
 func (t Trust) lookup(id string) (IndexEntry, error) {
+	if t.Index == "" {
+		return IndexEntry{}, refuse("index", fmt.Sprintf("%q is neither a path nor a URL, and no extension index is configured to look it up", id),
+			"name a directory, a .zip, a git repository with @ref, or set MONKEYLLM_EXT_INDEX")
+	}
 	idx, err := t.LoadIndex()
 	if err != nil {
 		return IndexEntry{}, err

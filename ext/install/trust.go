@@ -44,10 +44,21 @@ const GitHubAPI = "https://api.github.com"
 const maxKeysBody = 1 << 20
 
 // GitHubKeys is the KeyFetcher of a GitHub API at base (GitHubAPI, or a
-// test server): GET <base>/users/<account>/gpg_keys, each key's
-// raw_key. It knows the forge github.com only. client nil is
+// test server) for OpenPGP keys: GET <base>/users/<account>/gpg_keys,
+// each key's raw_key. It knows the forge github.com only. client nil is
 // http.DefaultClient.
 func GitHubKeys(base string, client *http.Client) KeyFetcher {
+	return githubKeys(base, client, "gpg_keys", "raw_key")
+}
+
+// GitHubSSHKeys is GitHubKeys for SSH signing keys: GET
+// <base>/users/<account>/ssh_signing_keys, each key's key, an
+// authorized_keys line.
+func GitHubSSHKeys(base string, client *http.Client) KeyFetcher {
+	return githubKeys(base, client, "ssh_signing_keys", "key")
+}
+
+func githubKeys(base string, client *http.Client, list, field string) KeyFetcher {
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -56,7 +67,7 @@ func GitHubKeys(base string, client *http.Client) KeyFetcher {
 		if !strings.EqualFold(forge, "github.com") {
 			return nil, fmt.Errorf("this host reads published keys from github.com only, not %s", forge)
 		}
-		u := base + "/users/" + url.PathEscape(account) + "/gpg_keys"
+		u := base + "/users/" + url.PathEscape(account) + "/" + list
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			return nil, err
@@ -70,16 +81,14 @@ func GitHubKeys(base string, client *http.Client) KeyFetcher {
 		if resp.StatusCode != http.StatusOK {
 			return nil, fmt.Errorf("%s answered %s", u, resp.Status)
 		}
-		var keys []struct {
-			RawKey *string `json:"raw_key"`
-		}
+		var keys []map[string]any
 		if err := json.NewDecoder(io.LimitReader(resp.Body, maxKeysBody)).Decode(&keys); err != nil {
 			return nil, fmt.Errorf("%s: %w", u, err)
 		}
 		var out []string
 		for _, k := range keys {
-			if k.RawKey != nil && *k.RawKey != "" {
-				out = append(out, *k.RawKey)
+			if v, ok := k[field].(string); ok && v != "" {
+				out = append(out, v)
 			}
 		}
 		return out, nil
@@ -116,9 +125,12 @@ func ForgeOwner(location string) (forge, account string, ok bool) {
 // zero value reads GitHub's published keys over the network and has no
 // index door.
 type Trust struct {
-	// Keys fetches a forge account's published keys; nil is
+	// Keys fetches a forge account's published OpenPGP keys; nil is
 	// GitHubKeys(GitHubAPI, nil).
 	Keys KeyFetcher
+	// SSHKeys fetches its published SSH signing keys; nil is
+	// GitHubSSHKeys(GitHubAPI, nil).
+	SSHKeys KeyFetcher
 	// Owner names the forge account owning a git location; nil is
 	// ForgeOwner. A host (or a test) that mirrors a forge locally maps
 	// its paths here.
@@ -138,6 +150,13 @@ func (t Trust) keys() KeyFetcher {
 	return GitHubKeys(GitHubAPI, nil)
 }
 
+func (t Trust) sshKeys() KeyFetcher {
+	if t.SSHKeys != nil {
+		return t.SSHKeys
+	}
+	return GitHubSSHKeys(GitHubAPI, nil)
+}
+
 func (t Trust) owner(location string) (string, string, bool) {
 	if t.Owner != nil {
 		return t.Owner(location)
@@ -145,33 +164,48 @@ func (t Trust) owner(location string) (string, string, bool) {
 	return ForgeOwner(location)
 }
 
-// verifyTag weighs a tag: signed when its OpenPGP signature verifies
-// against a key the forge publishes for the repository's owner.
-// Verification never raises: a failure leaves the tier unverified and
-// says why in the reason.
+// verifyTag weighs a tag: signed when its signature (OpenPGP, or SSH
+// in git's namespace) verifies against a key the forge publishes for
+// the repository's owner. Verification never raises: a failure leaves
+// the tier unverified and says why in the reason.
 func verifyTag(ctx context.Context, t Trust, location, ref string, tag *object.Tag) (tier string, id *Identity, reason string) {
-	sig := tag.PGPSignature
-	switch {
-	case sig == "":
+	if tag.PGPSignature == "" {
 		return TierUnverified, nil, "tag " + ref + " is not signed"
-	case strings.Contains(sig, "BEGIN SSH SIGNATURE"):
-		return TierUnverified, nil, "tag " + ref + " is SSH-signed; this host verifies OpenPGP signatures only"
 	}
 	forge, account, ok := t.owner(location)
 	if !ok {
 		return TierUnverified, nil, "tag " + ref + " is signed, but " + location + " is on no forge that publishes its owner's keys"
 	}
-	who := forge + "/" + account
-	keys, err := t.keys()(ctx, forge, account)
-	if err != nil {
-		return TierUnverified, nil, "tag " + ref + " is signed, but the keys of " + who + " could not be read: " + err.Error()
+	ssh := strings.Contains(tag.PGPSignature, sshSigBegin)
+	fetch, kind := t.keys(), "OpenPGP"
+	if ssh {
+		fetch, kind = t.sshKeys(), "SSH signing"
 	}
+	who := forge + "/" + account
+	keys, err := fetch(ctx, forge, account)
+	if err != nil {
+		return TierUnverified, nil, "tag " + ref + " is signed, but the " + kind + " keys of " + who + " could not be read: " + err.Error()
+	}
+	var fp string
+	if ssh {
+		fp = verifySSHTag(tag, keys)
+	} else {
+		fp = verifyPGPTag(tag, keys)
+	}
+	if fp == "" {
+		return TierUnverified, nil, fmt.Sprintf("tag %s is signed, but by none of the %d %s keys %s publishes for %s", ref, len(keys), kind, forge, account)
+	}
+	return TierSigned, &Identity{Forge: forge, Account: account, Keys: []string{fp}},
+		"tag " + ref + " is signed by a key " + forge + " publishes for " + account
+}
+
+// verifyPGPTag is the fingerprint of the OpenPGP key among keys that
+// signed tag, or "".
+func verifyPGPTag(tag *object.Tag, keys []string) string {
 	for _, k := range keys {
 		if e, err := tag.Verify(k); err == nil && e != nil && e.PrimaryKey != nil {
-			fp := strings.ToUpper(hex.EncodeToString(e.PrimaryKey.Fingerprint))
-			return TierSigned, &Identity{Forge: forge, Account: account, Keys: []string{fp}},
-				"tag " + ref + " is signed by a key " + forge + " publishes for " + account
+			return strings.ToUpper(hex.EncodeToString(e.PrimaryKey.Fingerprint))
 		}
 	}
-	return TierUnverified, nil, fmt.Sprintf("tag %s is signed, but by none of the %d keys %s publishes for %s", ref, len(keys), forge, account)
+	return ""
 }

@@ -30,24 +30,35 @@ import (
 // GitHub's shape, and owns local repositories as if they were hosted.
 type forge struct {
 	keys   map[string][]string // account -> armored public keys
+	ssh    map[string][]string // account -> SSH signing keys, authorized_keys lines
 	owners map[string]string   // repository dir -> account
 	down   bool
 	srv    *httptest.Server
 }
 
 func newForge(t *testing.T) *forge {
-	f := &forge{keys: map[string][]string{}, owners: map[string]string{}}
+	f := &forge{keys: map[string][]string{}, ssh: map[string][]string{}, owners: map[string]string{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		account, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/users/"), "/gpg_keys")
-		if f.down || !ok {
+		account, list, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/users/"), "/")
+		if f.down {
 			http.Error(w, "unavailable", http.StatusServiceUnavailable)
 			return
 		}
 		out := []map[string]any{}
-		for i, k := range f.keys[account] {
-			out = append(out, map[string]any{"id": i, "raw_key": k})
+		switch list {
+		case "gpg_keys":
+			for i, k := range f.keys[account] {
+				out = append(out, map[string]any{"id": i, "raw_key": k})
+			}
+			out = append(out, map[string]any{"id": 99, "raw_key": nil}) // older keys carry none
+		case "ssh_signing_keys":
+			for i, k := range f.ssh[account] {
+				out = append(out, map[string]any{"id": i, "key": k})
+			}
+		default:
+			http.NotFound(w, r)
+			return
 		}
-		out = append(out, map[string]any{"id": 99, "raw_key": nil}) // older keys carry none
 		json.NewEncoder(w).Encode(out)
 	}))
 	t.Cleanup(f.srv.Close)
@@ -56,7 +67,8 @@ func newForge(t *testing.T) *forge {
 
 func (f *forge) trust() install.Trust {
 	return install.Trust{
-		Keys: install.GitHubKeys(f.srv.URL, f.srv.Client()),
+		Keys:    install.GitHubKeys(f.srv.URL, f.srv.Client()),
+		SSHKeys: install.GitHubSSHKeys(f.srv.URL, f.srv.Client()),
 		Owner: func(loc string) (string, string, bool) {
 			a, ok := f.owners[loc]
 			return "github.com", a, ok
@@ -157,7 +169,7 @@ func TestSignatureNeverRaises(t *testing.T) {
 			f.owners[dir] = "ada"
 			tag(t, repo, "v1", nil)
 		}},
-		{"a key the forge does not publish", "by none of the 1 keys github.com publishes for ada", func(f *forge, dir string, repo *git.Repository) {
+		{"a key the forge does not publish", "by none of the 1 OpenPGP keys github.com publishes for ada", func(f *forge, dir string, repo *git.Repository) {
 			f.owners[dir] = "ada"
 			f.newKey(t, "ada")
 			stranger := f.newKey(t, "mallory")
@@ -277,6 +289,15 @@ func TestIndexDoor(t *testing.T) {
 			assert.Equal(t, "index", res.Kind)
 			assert.Equal(t, dir+"@v0.1.0", res.Source)
 			assert.Equal(t, "ada", res.Identity.Account)
+			up, err := home.Update(context.Background(), "org", opt)
+			require.NoError(t, err, "an update goes through the index again")
+			assert.Equal(t, install.TierVerified, up.Tier)
+			assert.False(t, up.Changed)
+			stale, err := home.Outdated(context.Background(), opt.Trust)
+			require.NoError(t, err)
+			require.Len(t, stale, 1)
+			assert.Empty(t, stale[0].Error)
+			assert.False(t, stale[0].Behind)
 		})
 	}
 
