@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package install keeps a host's installed extensions: the install home
-// (spec 11 §6), the one resolver every source goes through (a local
-// directory, a zip archive, a git repository at a ref), the conformance
-// kit, tiers and acknowledgement, and the records that say what runs.
+// (spec 11 §6), the one resolver every source goes through (an index
+// entry, a local directory, a zip archive, a git repository at a ref),
+// the conformance kit, tiers and acknowledgement, and the records that
+// say what runs.
+//
+// Tiers weigh signatures, never raising: a tag signed (OpenPGP or SSH)
+// by a key the forge publishes for the repository's owner is signed,
+// and verified when installed through the index whose expected
+// identity it matches; everything else is unverified. The forge keys
+// and the index come through [Trust], so a host (or a test) chooses
+// where they are read from; this package reads no environment.
 //
 // Its order is the spec's: resolve the source to an immutable tree,
 // run the kit on it, weigh its tier, require acknowledgement, stage the

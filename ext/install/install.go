@@ -19,7 +19,8 @@ import (
 // Options are the choices of one install.
 type Options struct {
 	// Acknowledge accepts what needs a person's word: an unverified
-	// install, a tier lower than the installed one's.
+	// install, a tier lower than the installed one's, a verifying
+	// identity other than the installed one's or the index's.
 	Acknowledge bool
 	// Kit is what the conformance kit checks against.
 	Kit KitOptions
@@ -142,11 +143,14 @@ func (h *Home) plan(ctx context.Context, source, work string, opt Options, index
 // installed is an update: the previous tree keeps running until the
 // new record is written, and stays if anything fails.
 func (h *Home) Install(ctx context.Context, source string, opt Options) (*Result, error) {
-	return h.install(ctx, source, opt, "", !opt.Upload && viaIndex(source))
+	if !opt.Upload && viaIndex(source) {
+		return h.install(ctx, source, opt, source, true)
+	}
+	return h.install(ctx, source, opt, "", false)
 }
 
 // install is Install; when want is set, the source must hold that id
-// (an update).
+// (an update, or the index entry of that id).
 func (h *Home) install(ctx context.Context, source string, opt Options, want string, index bool) (*Result, error) {
 	work, err := os.MkdirTemp(h.dir, ".install-")
 	if err != nil {
@@ -161,8 +165,9 @@ func (h *Home) install(ctx context.Context, source string, opt Options, want str
 		return nil, refuse("kit", fmt.Sprintf("the conformance kit failed: %v", p.Kit.Failed), KitNote).With("kit", p.Kit)
 	}
 	if want != "" && p.ID != want {
-		return nil, refuse("source", fmt.Sprintf("the source of %s now holds the extension %q", want, p.ID),
-			"remove "+want+" and install the other extension by itself")
+		reason := map[bool]string{true: "index", false: "source"}[index]
+		return nil, refuse(reason, fmt.Sprintf("the source of %s holds the extension %q", want, p.ID),
+			"install "+p.ID+" by its own name; an id names one extension")
 	}
 	prev, had, err := h.Get(p.ID)
 	if err != nil {

@@ -309,4 +309,9 @@ func TestIndexDoor(t *testing.T) {
 	opt.Trust.Index, opt.Trust.IndexKey = writeIndex(t, map[string][2]string{"org": {dir + "@v0.1.0", "ada"}}, priv), pub
 	_, err = home.Install(context.Background(), "whisper", opt)
 	assert.Equal(t, "index", reasonOf(err), "an id the index lacks: %v", err)
+	opt.Trust.Index = writeIndex(t, map[string][2]string{"whisper": {dir + "@v0.1.0", "ada"}}, priv)
+	_, err = home.Install(context.Background(), "whisper", opt)
+	assert.Equal(t, "index", reasonOf(err), "the entry whisper points at org: %v", err)
+	ids, _ := home.IDs()
+	assert.Empty(t, ids)
 }
