@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -43,6 +44,10 @@ const GitHubAPI = "https://api.github.com"
 // maxKeysBody caps a forge's answer: keys are a few KiB each.
 const maxKeysBody = 1 << 20
 
+// keysTimeout bounds one fetch of published keys, so a forge that does
+// not answer lowers the tier instead of hanging the install.
+const keysTimeout = 30 * time.Second
+
 // GitHubKeys is the KeyFetcher of a GitHub API at base (GitHubAPI, or a
 // test server) for OpenPGP keys: GET <base>/users/<account>/gpg_keys,
 // each key's raw_key. It knows the forge github.com only. client nil is
@@ -68,6 +73,8 @@ func githubKeys(base string, client *http.Client, list, field string) KeyFetcher
 			return nil, fmt.Errorf("this host reads published keys from github.com only, not %s", forge)
 		}
 		u := base + "/users/" + url.PathEscape(account) + "/" + list
+		ctx, cancel := context.WithTimeout(ctx, keysTimeout)
+		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			return nil, err
