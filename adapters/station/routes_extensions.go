@@ -50,24 +50,25 @@ func (s *Server) extensionRoutes() []rest.Route {
 // extEntry is one extension as a listing shows it; the provenance
 // fields are withheld from an admin who does not govern the deployment.
 type extEntry struct {
-	ID             string           `json:"id"`
-	Version        string           `json:"version"`
-	Description    string           `json:"description,omitempty"`
-	Tier           string           `json:"tier"`
-	Tracking       string           `json:"tracking,omitempty"`
-	Loaded         bool             `json:"loaded"`  // its contributions are served now
-	Running        bool             `json:"running"` // its worker process is up (it starts on first use)
-	Formats        []string         `json:"formats"`
-	RegistersRoles []ext.RoleSpec   `json:"registers_roles"`
-	Contributes    map[string]int   `json:"contributes"`
-	License        string           `json:"license"`
-	InstalledAt    string           `json:"installed_at"`
-	Source         string           `json:"source,omitempty"`
-	Revision       string           `json:"revision,omitempty"`
-	Reason         string           `json:"reason,omitempty"`
-	Permissions    *ext.Permissions `json:"permissions,omitempty"`
-	RequiresRoles  []string         `json:"requires_roles"`
-	Tools          []extTool        `json:"tools"`
+	ID             string            `json:"id"`
+	Version        string            `json:"version"`
+	Description    string            `json:"description,omitempty"`
+	Tier           string            `json:"tier"`
+	Tracking       string            `json:"tracking,omitempty"`
+	Loaded         bool              `json:"loaded"`  // its contributions are served now
+	Running        bool              `json:"running"` // its worker process is up (it starts on first use)
+	Formats        []string          `json:"formats"`
+	RegistersRoles []ext.RoleSpec    `json:"registers_roles"`
+	Contributes    map[string]int    `json:"contributes"`
+	License        string            `json:"license"`
+	InstalledAt    string            `json:"installed_at"`
+	Source         string            `json:"source,omitempty"`
+	Revision       string            `json:"revision,omitempty"`
+	Identity       *install.Identity `json:"identity,omitempty"`
+	Reason         string            `json:"reason,omitempty"`
+	Permissions    *ext.Permissions  `json:"permissions,omitempty"`
+	RequiresRoles  []string          `json:"requires_roles"`
+	Tools          []extTool         `json:"tools"`
 	// Config is the manifest's declared settings, the truth a panel
 	// only decorates: a console draws each field from its type.
 	Config map[string]ext.ConfigField `json:"config"`
@@ -159,7 +160,7 @@ func (s *Server) extEntryOf(r install.Record, governs bool) extEntry {
 		}
 	}
 	if governs {
-		e.Source, e.Revision, e.Reason, e.Permissions = r.Source, r.Revision, r.Reason, r.Permissions
+		e.Source, e.Revision, e.Identity, e.Reason, e.Permissions = r.Source, r.Revision, r.Identity, r.Reason, r.Permissions
 	}
 	return e
 }
@@ -233,23 +234,32 @@ func (s *Server) doExtension(c adminCall, action string, m map[string]json.RawMe
 		s.retireWorkers()
 		return http.StatusOK, map[string]any{"removed": id, "losing": []string{}, "restart_required": false}, nil
 	}
-	opt := install.Options{Acknowledge: isTrue(m["acknowledge"]),
+	opt := install.Options{Acknowledge: isTrue(m["acknowledge"]), Trust: s.opt.ExtTrust,
 		Kit: install.KitOptions{HostVersion: firstNonEmpty(s.opt.Version, wire.Version()), Worker: s.opt.ExtWorker}}
-	source, cleanup, err := s.extSource(m, &opt)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer cleanup()
-	if action == "plan" {
-		p, err := home.Plan(ctx, source, opt)
+	var res *install.Result
+	var err error
+	if _, named := m["source"]; action == "update" && !named && m["upload"] == nil {
+		// An update by id re-resolves the recorded source (a moved
+		// tag's new sha); the previous install runs until it succeeds.
+		if res, err = home.Update(ctx, text(m, "id"), opt); err != nil {
+			return 0, nil, err
+		}
+	} else {
+		source, cleanup, err := s.extSource(m, &opt)
 		if err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, p, nil
-	}
-	res, err := home.Install(ctx, source, opt)
-	if err != nil {
-		return 0, nil, err
+		defer cleanup()
+		if action == "plan" {
+			p, err := home.Plan(ctx, source, opt)
+			if err != nil {
+				return 0, nil, err
+			}
+			return http.StatusOK, p, nil
+		}
+		if res, err = home.Install(ctx, source, opt); err != nil {
+			return 0, nil, err
+		}
 	}
 	s.retireWorkers()
 	out := map[string]any{"installed": true, "id": res.ID, "version": res.Version, "tier": res.Tier,
@@ -258,6 +268,12 @@ func (s *Server) doExtension(c adminCall, action string, m map[string]json.RawMe
 	// The outcome says what it accepts and offers, and what it needs.
 	entry := s.extEntryOf(res.Record, true)
 	out["formats"], out["registers_roles"], out["requires_roles"], out["tools"] = entry.Formats, entry.RegistersRoles, entry.RequiresRoles, entry.Tools
+	if res.Identity != nil {
+		out["identity"] = res.Identity
+	}
+	if res.Updated {
+		out["updated"], out["changed"], out["previous_revision"] = true, res.Changed, res.PreviousRevision
+	}
 	if f := text(m, "enable_on"); f != "" {
 		if _, err := s.enableOn(c, f, res.ID, true); err != nil {
 			out["enable_error"] = vine.AsError("enable", err)

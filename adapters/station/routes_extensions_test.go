@@ -104,6 +104,7 @@ func TestExtensionsOnTheStation(t *testing.T) {
 	assert.Contains(t, bad.body, "keep_todo", "the hint names the declared settings")
 	assert.Equal(t, http.StatusForbidden, ts.call("GET", "/v1/admin/extensions/config?ext=org", ana, nil).status)
 
+	// F.200: an upload over the ceiling is refused before it is written.
 	big := base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
 	tooBig := ts.call("POST", "/v1/admin/extensions", owner, map[string]any{"action": "install", "upload": map[string]any{"name": "x.zip", "b64": big}})
 	assert.Equal(t, http.StatusBadRequest, tooBig.status, tooBig.body)

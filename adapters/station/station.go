@@ -93,6 +93,9 @@ type Options struct {
 	// ExtWorker configures the extension workers (the worker clock,
 	// MONKEYLLM_EXT_WORKER_TIMEOUT).
 	ExtWorker worker.Options
+	// ExtTrust is what extension signatures and the index are weighed
+	// with (the forge keys, MONKEYLLM_EXT_INDEX and its key).
+	ExtTrust install.Trust
 	// ExtUploadMaxMB caps an extension uploaded from a browser, refused
 	// before it is written (MONKEYLLM_STATION_EXT_UPLOAD_MAX_MB); 0 is 25.
 	ExtUploadMaxMB int

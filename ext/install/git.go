@@ -17,17 +17,20 @@ import (
 // tag can be moved, so what runs is named by its sha. A branch (or no
 // ref) is a moving ref: allowed, recorded as tracking, and unverified by
 // construction.
-func cloneAt(ctx context.Context, src Source, dir string) (*resolved, error) {
+func cloneAt(ctx context.Context, src Source, dir string, trust Trust) (*resolved, error) {
 	work := dir + ".git-clone"
 	repo, err := git.PlainCloneContext(ctx, work, false, &git.CloneOptions{URL: src.Location, Tags: git.AllTags, NoCheckout: true})
 	if err != nil {
 		return nil, refuse("git", fmt.Sprintf("cannot clone %s: %v", src.Location, err), "check the URL or path and that the repository is reachable")
 	}
 	defer os.RemoveAll(work)
-	res := &resolved{dir: dir}
-	hash, err := resolveRef(repo, src.Ref, res)
+	res := &resolved{dir: dir, tier: TierUnverified}
+	hash, tag, err := resolveRef(repo, src.Ref, res)
 	if err != nil {
 		return nil, err
+	}
+	if tag != nil {
+		res.tier, res.identity, res.reason = verifyTag(ctx, trust, src.Location, src.Ref, tag)
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
@@ -43,51 +46,41 @@ func cloneAt(ctx context.Context, src Source, dir string) (*resolved, error) {
 	return res, nil
 }
 
-// resolveRef finds the commit of ref: a tag, a full commit sha, or a
-// branch (then tracking); no ref is the default branch.
-func resolveRef(repo *git.Repository, ref string, res *resolved) (plumbing.Hash, error) {
+// resolveRef finds the commit of ref: a tag (and its object when
+// annotated, for its signature), a full commit sha, or a branch (then
+// tracking); no ref is the default branch.
+func resolveRef(repo *git.Repository, ref string, res *resolved) (plumbing.Hash, *object.Tag, error) {
 	if ref == "" {
 		head, err := repo.Head()
 		if err != nil {
-			return plumbing.ZeroHash, refuse("git", "the repository has no default branch: "+err.Error(), "name a ref with @ref")
+			return plumbing.ZeroHash, nil, refuse("git", "the repository has no default branch: "+err.Error(), "name a ref with @ref")
 		}
 		res.tracking = head.Name().Short()
 		res.reason = "a moving ref (" + res.tracking + ") is unverified by construction"
-		return head.Hash(), nil
+		return head.Hash(), nil, nil
 	}
 	if t, err := repo.Tag(ref); err == nil {
 		h := t.Hash()
 		if to, err := repo.TagObject(h); err == nil {
 			c, err := to.Commit()
 			if err != nil {
-				return plumbing.ZeroHash, refuse("git", "tag "+ref+" does not point at a commit", "")
+				return plumbing.ZeroHash, nil, refuse("git", "tag "+ref+" does not point at a commit", "")
 			}
-			res.reason = tagReason(ref, to)
-			return c.Hash, nil
+			return c.Hash, to, nil
 		}
 		res.reason = "tag " + ref + " is a lightweight tag: it carries no signature"
-		return h, nil
+		return h, nil, nil
 	}
 	if len(ref) == 40 && strings.Trim(strings.ToLower(ref), "0123456789abcdef") == "" {
 		if _, err := repo.CommitObject(plumbing.NewHash(ref)); err == nil {
 			res.reason = "a commit sha carries no signature"
-			return plumbing.NewHash(ref), nil
+			return plumbing.NewHash(ref), nil, nil
 		}
 	}
 	if r, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", ref), true); err == nil {
 		res.tracking = ref
 		res.reason = "a moving ref (" + ref + ") is unverified by construction"
-		return r.Hash(), nil
+		return r.Hash(), nil, nil
 	}
-	return plumbing.ZeroHash, refuse("git", fmt.Sprintf("ref %q is neither a tag, a branch nor a commit of the repository", ref), "")
-}
-
-// tagReason says why a tag leaves the install unverified: the signed
-// tier needs the forge's published keys, fetched at install, which this
-// resolver does not do yet.
-func tagReason(ref string, t *object.Tag) string {
-	if t.PGPSignature == "" {
-		return "tag " + ref + " is not signed"
-	}
-	return "tag " + ref + " is signed, but its signature was not verified against the forge's keys"
+	return plumbing.ZeroHash, nil, refuse("git", fmt.Sprintf("ref %q is neither a tag, a branch nor a commit of the repository", ref), "")
 }

@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package install keeps a host's installed extensions: the install home
-// (spec 11 §6), the one resolver every source goes through (a local
-// directory, a zip archive, a git repository at a ref), the conformance
-// kit, tiers and acknowledgement, and the records that say what runs.
+// (spec 11 §6), the one resolver every source goes through (an index
+// entry, a local directory, a zip archive, a git repository at a ref),
+// the conformance kit, tiers and acknowledgement, and the records that
+// say what runs.
+//
+// Tiers weigh signatures, never raising: a tag signed (OpenPGP or SSH)
+// by a key the forge publishes for the repository's owner is signed,
+// and verified when installed through the index whose expected
+// identity it matches; everything else is unverified. The forge keys
+// and the index come through [Trust], so a host (or a test) chooses
+// where they are read from; this package reads no environment.
 //
 // Its order is the spec's: resolve the source to an immutable tree,
 // run the kit on it, weigh its tier, require acknowledgement, stage the
@@ -42,17 +50,19 @@ const (
 
 // Record is what the home knows of one installed extension.
 type Record struct {
-	ID           string           `json:"id"`
-	Version      string           `json:"version"`
-	Description  string           `json:"description,omitempty"`
-	Tier         string           `json:"tier"`
-	Source       string           `json:"source"`
-	Kind         string           `json:"kind"` // git, archive, file
-	InstalledAt  time.Time        `json:"installed_at"`
-	License      string           `json:"license"`
-	Revision     string           `json:"revision,omitempty"` // the git commit that was installed
-	Tracking     string           `json:"tracking,omitempty"` // a moving ref (branch) the install follows
-	Reason       string           `json:"reason,omitempty"`   // why the tier is what it is
+	ID          string    `json:"id"`
+	Version     string    `json:"version"`
+	Description string    `json:"description,omitempty"`
+	Tier        string    `json:"tier"`
+	Source      string    `json:"source"`
+	Kind        string    `json:"kind"` // index, git, archive, file or upload
+	InstalledAt time.Time `json:"installed_at"`
+	License     string    `json:"license"`
+	Revision    string    `json:"revision,omitempty"` // the git commit that was installed
+	Tracking    string    `json:"tracking,omitempty"` // a moving ref (branch) the install follows
+	// Identity is who verified the artifact (signed and verified tiers).
+	Identity     *Identity        `json:"identity,omitempty"`
+	Reason       string           `json:"reason,omitempty"` // why the tier is what it is
 	Acknowledged bool             `json:"acknowledged"`
 	Permissions  *ext.Permissions `json:"permissions,omitempty"`
 	// Tree is the sha256 of the installed tree: it lives in

@@ -96,11 +96,13 @@ type resolved struct {
 	dir      string
 	revision string
 	tracking string
+	tier     string
+	identity *Identity
 	reason   string
 }
 
 // resolve turns src into a tree under work.
-func (h *Home) resolve(ctx context.Context, src Source, work string) (*resolved, error) {
+func (h *Home) resolve(ctx context.Context, src Source, work string, trust Trust) (*resolved, error) {
 	dir := filepath.Join(work, "tree")
 	switch src.Kind {
 	case "file":
@@ -120,14 +122,14 @@ func (h *Home) resolve(ctx context.Context, src Source, work string) (*resolved,
 		} else if err := copyTree(src.Location, dir); err != nil {
 			return nil, err
 		}
-		return &resolved{dir: dir, reason: "a local " + kindWord(src) + " carries no signature"}, nil
+		return &resolved{dir: dir, tier: TierUnverified, reason: "a local " + kindWord(src) + " carries no signature"}, nil
 	case "archive":
 		if err := fetchZip(ctx, src.Location, work, dir); err != nil {
 			return nil, err
 		}
-		return &resolved{dir: dir, reason: "an archive carries no signature"}, nil
+		return &resolved{dir: dir, tier: TierUnverified, reason: "an archive carries no signature"}, nil
 	case "git":
-		return cloneAt(ctx, src, dir)
+		return cloneAt(ctx, src, dir, trust)
 	}
 	return nil, refuse("source", "unknown source kind "+src.Kind, "")
 }
@@ -142,6 +144,9 @@ func kindWord(src Source) string {
 // MaxArchive caps an archive, packed or unpacked, in bytes.
 const MaxArchive = 100 << 20
 
+// maxArchive is MaxArchive, lowered by tests (export_test.go).
+var maxArchive int64 = MaxArchive
+
 func fetchZip(ctx context.Context, url, work, dir string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -155,16 +160,19 @@ func fetchZip(ctx context.Context, url, work, dir string) error {
 	if resp.StatusCode != http.StatusOK {
 		return refuse("archive", fmt.Sprintf("fetching %s answered %s", url, resp.Status), "")
 	}
+	if resp.ContentLength > maxArchive {
+		return refuse("too_large", fmt.Sprintf("the archive is %d bytes, over the %d MiB ceiling", resp.ContentLength, MaxArchive>>20), "")
+	}
 	f, err := os.Create(filepath.Join(work, "download.zip"))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	n, err := io.Copy(f, io.LimitReader(resp.Body, MaxArchive+1))
+	n, err := io.Copy(f, io.LimitReader(resp.Body, maxArchive+1))
 	if err != nil {
 		return refuse("archive", "fetching "+url+": "+err.Error(), "")
 	}
-	if n > MaxArchive {
+	if n > maxArchive {
 		return refuse("too_large", fmt.Sprintf("the archive is over %d MiB", MaxArchive>>20), "")
 	}
 	return unzip(f, n, dir)
@@ -183,7 +191,7 @@ func unzip(r io.ReaderAt, size int64, dir string) error {
 	for _, f := range zr.File {
 		name := f.Name
 		if strings.Contains(name, "\\") || strings.HasPrefix(name, "/") || path.IsAbs(name) ||
-			slices.Contains(strings.Split(name, "/"), "..") || strings.ContainsRune(name, 0) || filepath.VolumeName(name) != "" {
+			slices.Contains(strings.Split(name, "/"), "..") || strings.ContainsRune(name, 0) || filepath.VolumeName(name) != "" || driveLetter(name) {
 			return refuse("archive", fmt.Sprintf("archive member %q escapes the tree; the whole archive is refused", name), "")
 		}
 		if name == "__MACOSX" || strings.HasPrefix(name, "__MACOSX/") || strings.HasSuffix(name, "/") {
@@ -193,7 +201,7 @@ func unzip(r io.ReaderAt, size int64, dir string) error {
 			return refuse("archive", fmt.Sprintf("archive member %q is not a regular file", name), "")
 		}
 		total += f.UncompressedSize64
-		if total > MaxArchive {
+		if total > uint64(maxArchive) {
 			return refuse("too_large", fmt.Sprintf("the archive unpacks to over %d MiB", MaxArchive>>20), "")
 		}
 		files = append(files, f)
@@ -206,6 +214,12 @@ func unzip(r io.ReaderAt, size int64, dir string) error {
 		}
 	}
 	return nil
+}
+
+// driveLetter reports a Windows drive prefix ("C:"), absolute on a
+// Windows host whatever the host running the install is.
+func driveLetter(name string) bool {
+	return len(name) >= 2 && name[1] == ':' && (name[0]|0x20) >= 'a' && (name[0]|0x20) <= 'z'
 }
 
 // commonTop is "top/" when every member sits under one directory.
@@ -242,7 +256,7 @@ func writeMember(f *zip.File, dst string) error {
 	if err != nil {
 		return refuse("archive", "archive member "+f.Name+": "+err.Error(), "")
 	}
-	_, err = io.Copy(out, io.LimitReader(rc, MaxArchive))
+	_, err = io.Copy(out, io.LimitReader(rc, maxArchive))
 	return errors.Join(err, out.Close())
 }
 

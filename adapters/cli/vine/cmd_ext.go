@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,8 +32,10 @@ func init() {
 
 // The extension settings from the environment (spec 11 §6-7).
 const (
-	extHomeEnv    = "MONKEYLLM_EXT_HOME"
-	extTimeoutEnv = "MONKEYLLM_EXT_WORKER_TIMEOUT"
+	extHomeEnv     = "MONKEYLLM_EXT_HOME"
+	extTimeoutEnv  = "MONKEYLLM_EXT_WORKER_TIMEOUT"
+	extIndexEnv    = "MONKEYLLM_EXT_INDEX"
+	extIndexKeyEnv = "MONKEYLLM_EXT_INDEX_KEY"
 )
 
 // extCommand is "vine ext": install extensions into this host's install
@@ -42,14 +45,14 @@ func extCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "ext",
 		Usage:     "install extensions on this host and enable them per forest (spec 11)",
-		UsageText: "vine ext install|list|show|kit|config|enable|disable|remove|quarantine ...",
+		UsageText: "vine ext install|update|list|outdated|show|kit|config|enable|disable|remove|quarantine ...",
 		Description: `Extensions are separate executables speaking vine-ext/1; the host runs them
 isolated and kills what hangs. The install home is --home DIR, else
 $MONKEYLLM_EXT_HOME, else ~/.monkeyllm/extensions. ` + install.KitNote,
-		Commands: []*cli.Command{extInstallCommand(), extListCommand(), extShowCommand(), extKitCommand(),
+		Commands: []*cli.Command{extInstallCommand(), extUpdateCommand(), extListCommand(), extOutdatedCommand(), extShowCommand(), extKitCommand(),
 			extConfigCommand(), extEnableCommand(true), extEnableCommand(false), extRemoveCommand(), extQuarantineCommand()},
 		Action: func(_ context.Context, c *cli.Command) error {
-			fmt.Fprint(envOf(c).stderr, "vine ext: give install, list, show, kit, config, enable, disable, remove or quarantine\n")
+			fmt.Fprint(envOf(c).stderr, "vine ext: give install, update, list, outdated, show, kit, config, enable, disable, remove or quarantine\n")
 			return exitCode(exitUsage)
 		},
 	}
@@ -90,6 +93,22 @@ func extWorkerOptions() (worker.Options, error) {
 	return opt, nil
 }
 
+// extTrust is what signatures and the index are weighed with: GitHub's
+// published keys, and the index at $MONKEYLLM_EXT_INDEX whose detached
+// signature must verify against $MONKEYLLM_EXT_INDEX_KEY (an Ed25519
+// public key, base64).
+func extTrust() (install.Trust, error) {
+	t := install.Trust{Index: os.Getenv(extIndexEnv)}
+	if raw := os.Getenv(extIndexKeyEnv); raw != "" {
+		key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
+		if err != nil || len(key) != 32 {
+			return t, fmt.Errorf("%s is not an Ed25519 public key in base64 (32 bytes)", extIndexKeyEnv)
+		}
+		t.IndexKey = key
+	}
+	return t, nil
+}
+
 func openExtHome(c *cli.Command, e env) (*install.Home, bool) {
 	h, err := install.Open(extHomeDir(c))
 	if err != nil {
@@ -102,9 +121,9 @@ func openExtHome(c *cli.Command, e env) (*install.Home, bool) {
 func extInstallCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "install",
-		Usage: "resolve, check and install an extension (a directory, .zip, https URL of a .zip, or git URL@ref)",
+		Usage: "resolve, check and install an extension (an index id, a directory, .zip, https URL of a .zip, or git URL@ref)",
 		UsageText: "vine ext install SOURCE [--acknowledge] [--enable-on DIR] [--home DIR] [--json]\n" +
-			"   SOURCE: ./dir | ./x.zip | https://host/x.zip | github.com/org/repo@v1.2.0 | ./repo#branch",
+			"   SOURCE: ID (from $" + extIndexEnv + ") | ./dir | ./x.zip | https://host/x.zip | github.com/org/repo@v1.2.0 | ./repo#branch",
 		Flags: []cli.Flag{extHomeFlag(),
 			&cli.BoolFlag{Name: "acknowledge", Usage: "install although it is unverified (read its licence and code first)"},
 			&cli.StringFlag{Name: "enable-on", Usage: "then enable it on the forest `DIR` (a commit in _meta/extensions.yaml)", TakesFile: true},
@@ -159,7 +178,11 @@ func installOptions(c *cli.Command, e env) (install.Options, error) {
 	if err != nil {
 		return install.Options{}, err
 	}
-	return install.Options{Acknowledge: c.Bool("acknowledge"),
+	trust, err := extTrust()
+	if err != nil {
+		return install.Options{}, err
+	}
+	return install.Options{Acknowledge: c.Bool("acknowledge"), Trust: trust,
 		Kit: install.KitOptions{HostVersion: wire.Version(), Worker: wopt}}, nil
 }
 
@@ -187,9 +210,7 @@ func cmdExtInstall(ctx context.Context, c *cli.Command, e env) int {
 	if err != nil {
 		return fail(e.stdout, e.stderr, "ext install", err)
 	}
-	out := map[string]any{"installed": true, "id": res.ID, "version": res.Version, "tier": res.Tier,
-		"tracking": res.Tracking, "revision": res.Revision, "license": res.License, "reason": res.Reason,
-		"config_recovered": res.ConfigRecovered, "activated": true, "restart_required": false, "kit": res.Kit}
+	out := installAnswer(res)
 	if dir := c.String("enable-on"); dir != "" {
 		if sha, err := enableOn(ctx, e, dir, res.ID, true); err != nil {
 			out["enable_error"] = vine.AsError("ext enable", err)
@@ -200,19 +221,143 @@ func cmdExtInstall(ctx context.Context, c *cli.Command, e env) int {
 	if c.Bool("json") {
 		return printJSON(e.stdout, out)
 	}
-	fmt.Fprintf(e.stdout, "installed %s %s (%s", res.ID, res.Version, res.Tier)
-	if res.Tracking != "" {
-		fmt.Fprintf(e.stdout, ", tracking %s", res.Tracking)
-	}
-	fmt.Fprintf(e.stdout, ")\n  %s\n", res.Reason)
-	if res.Revision != "" {
-		fmt.Fprintf(e.stdout, "  revision %s\n", res.Revision)
-	}
-	fmt.Fprintf(e.stdout, "  kit: %d checks passed\n", len(res.Kit.Checks))
+	printInstalled(e.stdout, "installed", res)
 	if v, ok := out["enable_error"]; ok {
 		fmt.Fprintf(e.stdout, "  not enabled: %v\n", v)
 	}
 	return exitOK
+}
+
+// installAnswer is an install's or update's result as --json prints it.
+func installAnswer(res *install.Result) map[string]any {
+	out := map[string]any{"installed": true, "id": res.ID, "version": res.Version, "tier": res.Tier,
+		"tracking": res.Tracking, "revision": res.Revision, "license": res.License, "reason": res.Reason,
+		"config_recovered": res.ConfigRecovered, "activated": true, "restart_required": false, "kit": res.Kit}
+	if res.Identity != nil {
+		out["identity"] = res.Identity
+	}
+	if res.Updated {
+		out["updated"], out["changed"], out["previous_revision"] = true, res.Changed, res.PreviousRevision
+	}
+	return out
+}
+
+func printInstalled(w io.Writer, verb string, res *install.Result) {
+	fmt.Fprintf(w, "%s %s %s (%s", verb, res.ID, res.Version, tierWord(res.Record))
+	if res.Tracking != "" {
+		fmt.Fprintf(w, ", tracking %s", res.Tracking)
+	}
+	fmt.Fprintf(w, ")\n  %s\n", res.Reason)
+	if res.Revision != "" {
+		fmt.Fprintf(w, "  revision %s\n", res.Revision)
+	}
+	if res.Updated && res.PreviousRevision != "" && res.PreviousRevision != res.Revision {
+		fmt.Fprintf(w, "  was %s\n", res.PreviousRevision)
+	}
+	fmt.Fprintf(w, "  kit: %d checks passed\n", len(res.Kit.Checks))
+}
+
+// tierWord is the tier with the identity that verified it.
+func tierWord(r install.Record) string {
+	if r.Identity != nil {
+		return r.Tier + " by " + r.Identity.String()
+	}
+	return r.Tier
+}
+
+func extUpdateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "update",
+		Usage: "install an extension again from its recorded source: a moved tag or a branch's new head installs its new sha",
+		UsageText: "vine ext update ID [--acknowledge] [--home DIR] [--json]\n" +
+			"   a failed update leaves the installed version running, unmodified",
+		Flags: []cli.Flag{extHomeFlag(),
+			&cli.BoolFlag{Name: "acknowledge", Usage: "update although the new code is unverified or signed by someone else"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			e := envOf(c)
+			id, ok := oneArg(c, e, "ID")
+			if !ok {
+				return exitWith(exitUsage)
+			}
+			h, ok := openExtHome(c, e)
+			if !ok {
+				return exitWith(exitUsage)
+			}
+			opt, err := installOptions(c, e)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "vine ext update: %v\n", err)
+				return exitWith(exitUsage)
+			}
+			res, err := h.Update(ctx, id, opt)
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext update", err))
+			}
+			if c.Bool("json") {
+				return exitWith(printJSON(e.stdout, installAnswer(res)))
+			}
+			printInstalled(e.stdout, map[bool]string{true: "updated", false: "unchanged"}[res.Changed], res)
+			return nil
+		},
+	}
+}
+
+func extOutdatedCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "outdated",
+		Usage:     "ask each git-installed extension's source what its ref names now (the only command that reaches the network)",
+		UsageText: "vine ext outdated [--home DIR] [--json]",
+		Flags:     []cli.Flag{extHomeFlag(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			e := envOf(c)
+			h, ok := openExtHome(c, e)
+			if !ok {
+				return exitWith(exitUsage)
+			}
+			trust, err := extTrust()
+			if err != nil {
+				fmt.Fprintf(e.stderr, "vine ext outdated: %v\n", err)
+				return exitWith(exitUsage)
+			}
+			stale, err := h.Outdated(ctx, trust)
+			if err != nil {
+				return exitWith(fail(e.stdout, e.stderr, "ext outdated", err))
+			}
+			if c.Bool("json") {
+				return exitWith(printJSON(e.stdout, map[string]any{"outdated": stale}))
+			}
+			printOutdated(e.stdout, stale)
+			return nil
+		},
+	}
+}
+
+func printOutdated(w io.Writer, stale []install.Staleness) {
+	if len(stale) == 0 {
+		fmt.Fprintln(w, "no extension installed from git")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tREF\tINSTALLED\tLATEST\tSTATE")
+	for _, s := range stale {
+		ref := firstOf(s.Ref, "(default branch)")
+		state := "up to date"
+		switch {
+		case s.Error != "":
+			state = "unknown: " + s.Error
+		case s.Behind:
+			state = "behind: vine ext update " + s.ID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, ref, short(s.Revision), short(s.Latest), state)
+	}
+	tw.Flush()
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 func extListCommand() *cli.Command {
@@ -265,7 +410,7 @@ func printExtList(w io.Writer, list []install.Record) {
 				kit = "failed: " + strings.Join(r.Kit.Failed, ",")
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Version, r.Tier, kit, r.Source, rev)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Version, tierWord(r), kit, r.Source, rev)
 	}
 	tw.Flush()
 }

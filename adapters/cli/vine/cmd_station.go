@@ -59,6 +59,9 @@ func stationExtensions(c *cli.Command, opt *station.Options) error {
 	if opt.ExtWorker, err = extWorkerOptions(); err != nil {
 		return err
 	}
+	if opt.ExtTrust, err = extTrust(); err != nil {
+		return err
+	}
 	if raw := os.Getenv(stationExtUploadEnv); raw != "" {
 		mb, err := strconv.Atoi(raw)
 		if err != nil || mb <= 0 {

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package install
+
+import (
+	"io"
+	"testing"
+)
+
+// SetMaxArchive lowers the archive ceiling for one test, so an oversize
+// archive need not be a hundred megabytes.
+func SetMaxArchive(t *testing.T, n int64) {
+	old := maxArchive
+	maxArchive = n
+	t.Cleanup(func() { maxArchive = old })
+}
+
+// Unzip is the archive door's extraction, for tests that look at what
+// it wrote.
+func Unzip(r io.ReaderAt, size int64, dir string) error { return unzip(r, size, dir) }
