@@ -66,6 +66,11 @@ type Call struct {
 	// Ext is the extension a callback comes from, set by the host's
 	// worker; handlers never set it.
 	Ext string `json:"-"`
+	// Files are the paths the host handed this call (a converter's copy
+	// of its file). A callback that takes a path (models.transcribe)
+	// accepts only these: an extension reads nothing else through the
+	// host.
+	Files []string `json:"-"`
 }
 
 type callKey struct{}

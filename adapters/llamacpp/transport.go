@@ -44,8 +44,13 @@ func (c *Client) post(ctx context.Context, op, path string, payload any, accept 
 	if err != nil {
 		return nil, fmt.Errorf("llamacpp %s: encode request: %w", op, err)
 	}
+	return c.postBody(ctx, op, path, body, "application/json", accept)
+}
+
+// postBody is post with a body already encoded as contentType.
+func (c *Client) postBody(ctx context.Context, op, path string, body []byte, contentType, accept string) (*exchange, error) {
 	for attempt := 0; ; attempt++ {
-		x, err := c.send(ctx, op, path, body, accept)
+		x, err := c.send(ctx, op, path, body, contentType, accept)
 		if err == nil || attempt >= c.retries || !retryable(ctx, err) {
 			return x, err
 		}
@@ -102,7 +107,7 @@ func (e *connError) Error() string { return e.err.Error() }
 func (e *connError) Unwrap() error { return e.err }
 
 // send is one attempt of post.
-func (c *Client) send(ctx context.Context, op, path string, body []byte, accept string) (*exchange, error) {
+func (c *Client) send(ctx context.Context, op, path string, body []byte, contentType, accept string) (*exchange, error) {
 	x := &exchange{op: op, url: c.base + path, idle: c.idle, max: c.maxBytes}
 	x.ctx, x.cancel = context.WithCancelCause(ctx)
 	x.timer = time.AfterFunc(c.idle, func() { x.cancel(ErrIdle) })
@@ -111,7 +116,7 @@ func (c *Client) send(ctx context.Context, op, path string, body []byte, accept 
 		x.close()
 		return nil, fmt.Errorf("llamacpp %s: %w", op, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", accept)
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	resp, err := c.http.Do(req)

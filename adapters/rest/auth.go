@@ -18,6 +18,12 @@ func callerOf(ctx context.Context) *keys.Principal {
 	return p
 }
 
+// CallerOf is the principal a request's context was authenticated as,
+// nil outside an authenticated request. Hosts read it in the hooks the
+// server calls with a request's context (Options.GardenerFor), to act
+// for the person who asked.
+func CallerOf(ctx context.Context) *keys.Principal { return callerOf(ctx) }
+
 // authed authenticates a request by its key before h runs: no valid key
 // is 401 E_FORBIDDEN, a key past its rate 429. Every response carries
 // Server-Timing (ServeHTTP's writer stamps it), refusals included: timing

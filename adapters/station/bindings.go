@@ -129,7 +129,7 @@ func (s *Server) attachModels(v *vine.Vine) {
 // options of one ingest batch or recurate (rest.Options.GardenerFor):
 // the ingest model curates, the vision model describes images.
 func (s *Server) gardenerFor(ctx context.Context, forest string, opt *gardener.Options) {
-	convs, hooks := s.extGardener(forest)
+	convs, hooks := s.extGardener(ctx, forest)
 	opt.Converters = append(opt.Converters, convs...)
 	opt.Hooks = append(opt.Hooks, hooks...) // after the host's own (11 §13.5)
 	if chat, m, found := s.bound(ctx, forest, providers.RoleIngest); found {

@@ -3,11 +3,14 @@
 package station
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/mcp"
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
@@ -194,9 +198,40 @@ func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req j
 		"usage": map[string]int{"prompt_tokens": reply.PromptTokens, "completion_tokens": reply.CompletionTokens}})
 }
 
-func (h extHost) Transcribe(context.Context, ext.Call, string, string, json.RawMessage) (json.RawMessage, error) {
-	return nil, &vine.Error{Code: vine.ESchema, Message: "models.transcribe is not served by this Station yet",
-		Hint: "transcription needs a multipart upload to the bound provider, which is not built"}
+// Transcribe sends an audio file to the model the call's forest binds to
+// role, through the same bound caller as Complete. audio is a path the
+// host handed this call (the worker refused any other before it got
+// here); req is {language?, prompt?}; the answer is {text}. The call is
+// audited as model.<role> for the person the act served, with via.
+func (h extHost) Transcribe(ctx context.Context, call ext.Call, role, audio string, req json.RawMessage) (json.RawMessage, error) {
+	var opt llamacpp.TranscribeOptions
+	if len(req) > 0 && string(req) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(req))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&opt); err != nil {
+			return nil, &vine.Error{Code: vine.ESchema, Message: "models.transcribe: request must be {language?, prompt?}: " + err.Error()}
+		}
+	}
+	client, m, found := h.s.bound(ctx, call.Forest, role)
+	if !found {
+		return nil, &vine.Error{Code: vine.ESchema, Message: fmt.Sprintf("role %q is not bound on forest %s", role, call.Forest),
+			Hint: "bind it in the Models console (POST /v1/admin/models)"}
+	}
+	f, err := os.Open(audio)
+	if err != nil {
+		return nil, envelope.New(envelope.NotFound, "models.transcribe: audio: the file handed to this call is gone", "")
+	}
+	defer f.Close()
+	start := time.Now()
+	heard, err := client.Transcribe(ctx, filepath.Base(audio), f, opt)
+	ms := time.Since(start).Milliseconds()
+	args := map[string]any{"via": "ext:" + call.Ext, "model": m.Model, "model_ms": ms}
+	h.s.audit.Record(ctx, record.Call{Time: h.s.now(), Principal: firstNonEmpty(call.Principal, "-"), Forest: call.Forest,
+		Primitive: "model." + role, Args: record.DigestValues("model."+role, args), Result: outcome(err)})
+	if err != nil {
+		return nil, envelope.New(envelope.ExtWorker, "models.transcribe: "+err.Error(), "")
+	}
+	return json.Marshal(map[string]string{"text": heard.Text})
 }
 
 // extRoles are the model roles installed extensions register, bindable

@@ -536,12 +536,19 @@ func (s *Server) loadFor(forestID string) []*worker.Worker {
 
 // extGardener are the converters and curation hooks of the extensions
 // forest enables, for one ingest batch (gardenerFor), in install order.
-func (s *Server) extGardener(forestID string) ([]gardener.Converter, []gardener.NamedHook) {
+// ctx is the request that starts the batch: its caller is who each
+// conversion serves, so a converter's callbacks (models, vine.call)
+// answer with that person's scope and are audited in their name.
+func (s *Server) extGardener(ctx context.Context, forestID string) ([]gardener.Converter, []gardener.NamedHook) {
 	var convs []gardener.Converter
 	var hooks []gardener.NamedHook
+	call := ext.Call{Forest: forestID}
+	if who := rest.CallerOf(ctx); who != nil {
+		call.Principal, call.Auth = who.Name, who
+	}
 	for _, w := range s.loadFor(forestID) {
 		for _, conv := range w.Converters() {
-			convs = append(convs, gardener.ExtensionConverter(w.ID(), conv))
+			convs = append(convs, gardener.ExtensionConverter(w.ID(), servingConverter{conv, call}))
 		}
 		hooks = append(hooks, w.CurateHooks()...)
 	}
@@ -637,4 +644,16 @@ func (s *Server) runExtJob(c adminCall) {
 		return
 	}
 	s.api.WriteJSON(c.w, op, http.StatusOK, map[string]any{"ext": w.ID(), "job": name, "result": out})
+}
+
+// servingConverter runs an extension's converter for one caller: the
+// batch runs after the request that started it returned, so the call it
+// serves travels with the converter rather than in the context.
+type servingConverter struct {
+	gardener.Converter
+	call ext.Call
+}
+
+func (c servingConverter) Convert(ctx context.Context, path string) (*gardener.Conversion, error) {
+	return c.Converter.Convert(ext.WithCall(ctx, c.call), path)
 }

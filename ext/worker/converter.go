@@ -50,7 +50,9 @@ func (c *converter) Convert(ctx context.Context, path string) (*convert.Conversi
 	if err := copyFile(path, cp); err != nil {
 		return nil, err
 	}
-	raw, err := c.w.Call(ctx, ext.CallOf(ctx), ext.SeamConverters, c.handler, map[string]any{"path": cp})
+	call := ext.CallOf(ctx)
+	call.Files = []string{cp}
+	raw, err := c.w.Call(ctx, call, ext.SeamConverters, c.handler, map[string]any{"path": cp})
 	if err != nil {
 		return nil, err
 	}

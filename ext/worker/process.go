@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -180,6 +182,12 @@ func (w *Worker) handle(ctx context.Context, method string, params json.RawMessa
 		}
 		if w.opt.Host == nil {
 			return nil, errNoHost("models.transcribe")
+		}
+		if !slices.Contains(call.Files, p.Audio) {
+			// Answered as absent, whatever is at that path: an extension
+			// learns nothing of files it was not given.
+			return refusal(nil, envelope.New(envelope.NotFound, "models.transcribe: audio: no file "+strconv.Quote(p.Audio)+" was given to this call",
+				"pass the path the handler received"))
 		}
 		return refusal(w.opt.Host.Transcribe(ctx, call, p.Role, p.Audio, p.Request))
 	}

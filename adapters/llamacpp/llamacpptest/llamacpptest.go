@@ -19,8 +19,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 )
 
@@ -107,6 +109,11 @@ type Server struct {
 	// counts reported for a reply; by default they are estimated at
 	// four bytes a token.
 	Usage func(req Request, reply string) (prompt, completion int)
+	// Hear, when set before the first request, decides what a
+	// transcription request answers; by default the server "hears" the
+	// file's name, size and first line, so a test can tell which audio it
+	// was sent.
+	Hear func(name, model string, audio []byte) string
 
 	reply Replier
 	mu    sync.Mutex
@@ -120,6 +127,7 @@ func NewServer(reply Replier) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcribe)
 	mux.HandleFunc("GET /v1/models", s.models)
 	s.Server = httptest.NewServer(mux)
 	return s
@@ -209,6 +217,35 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(out)
+}
+
+// transcribe answers an OpenAI-compatible transcription: multipart with
+// the audio in "file" and the model in "model".
+func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseMultipartForm(32 << 20); err != nil {
+		http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	f, fh, err := r.FormFile("file")
+	if err != nil {
+		http.Error(w, "bad request: no file: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	defer f.Close()
+	audio, err := io.ReadAll(f)
+	if err != nil {
+		http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	hear := s.Hear
+	if hear == nil {
+		hear = func(name, model string, audio []byte) string {
+			first, _, _ := strings.Cut(string(audio), "\n")
+			return fmt.Sprintf("%s heard %s (%d bytes): %s", model, name, len(audio), first)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]string{"text": hear(fh.Filename, r.FormValue("model"), audio)})
 }
 
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
