@@ -550,7 +550,11 @@ func (s *Server) extGardener(ctx context.Context, forestID string) ([]gardener.C
 		for _, conv := range w.Converters() {
 			convs = append(convs, gardener.ExtensionConverter(w.ID(), servingConverter{conv, call}))
 		}
-		hooks = append(hooks, w.CurateHooks()...)
+		for _, h := range w.CurateHooks() {
+			hook := h.Hook
+			h.Hook = func(ctx context.Context, d *gardener.Draft) error { return hook(ext.WithCall(ctx, call), d) }
+			hooks = append(hooks, h)
+		}
 	}
 	return convs, hooks
 }
