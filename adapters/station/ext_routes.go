@@ -13,14 +13,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/mcp"
-	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/envelope"
@@ -91,11 +89,12 @@ func (s *Server) extRoute(w http.ResponseWriter, r *http.Request) {
 	if len(data) == 0 {
 		body = json.RawMessage("{}")
 	}
-	call := ext.Call{Forest: forestID, Principal: who.Name, Auth: who}
+	caller := newCaller(who)
+	call := ext.Call{Forest: forestID, Principal: who.Name, Auth: caller}
 	out, err := wk.Call(ext.WithCall(r.Context(), call), call, ext.SeamRoutes, handler, map[string]any{"forest": forestID, "body": body})
-	s.govern(r, who.Name, forestID, "ext."+id+"."+name, map[string]any{"via": "ext:" + id}, outcome(err))
+	s.governVia(r, who.Name, forestID, "ext."+id+"."+name, id, nil, outcome(err))
 	if err != nil {
-		s.api.Refuse(w, op, err)
+		s.refuseExtCall(w, op, caller, err)
 		return
 	}
 	s.api.WriteJSON(w, op, http.StatusOK, out)
@@ -148,8 +147,8 @@ func (s *Server) unknownExtRoute(who *keys.Principal) error {
 type extHost struct{ s *Server }
 
 func (h extHost) CallVine(ctx context.Context, call ext.Call, name string, args json.RawMessage) (json.RawMessage, error) {
-	who, ok := call.Auth.(*keys.Principal)
-	if !ok || who == nil {
+	who := callerOf(call)
+	if who == nil {
 		return nil, &vine.Error{Code: vine.EForbidden, Message: "this call carries no caller to act for",
 			Hint: "extensions call primitives only while serving a person's act"}
 	}
@@ -182,17 +181,16 @@ func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req j
 	if r.MaxTokens > 0 && (maxTokens == 0 || r.MaxTokens < maxTokens) {
 		maxTokens = r.MaxTokens
 	}
-	start := time.Now()
-	reply, err := client.Complete(ctx, r.Messages, maxTokens)
-	ms := time.Since(start).Milliseconds()
-	args := map[string]any{"via": "ext:" + call.Ext, "model": m.Model, "model_ms": ms}
-	if reply != nil {
-		args["prompt_tokens"], args["completion_tokens"] = reply.PromptTokens, reply.CompletionTokens
-	}
-	h.s.audit.Record(ctx, record.Call{Time: h.s.now(), Principal: firstNonEmpty(call.Principal, "-"), Forest: call.Forest,
-		Primitive: "model." + role, Args: record.DigestValues("model."+role, args), Result: outcome(err)})
+	var reply *llamacpp.Reply
+	err := h.s.extModelCall(ctx, call, role, m, func() (*usage, error) {
+		var err error
+		if reply, err = client.Complete(ctx, r.Messages, maxTokens); err != nil || reply == nil {
+			return nil, err
+		}
+		return &usage{reply.PromptTokens, reply.CompletionTokens}, nil
+	})
 	if err != nil {
-		return nil, envelope.New(envelope.ExtWorker, "models.complete: "+err.Error(), "")
+		return nil, err
 	}
 	return json.Marshal(map[string]any{"content": reply.Content, "finish_reason": reply.FinishReason,
 		"usage": map[string]int{"prompt_tokens": reply.PromptTokens, "completion_tokens": reply.CompletionTokens}})
@@ -222,14 +220,14 @@ func (h extHost) Transcribe(ctx context.Context, call ext.Call, role, audio stri
 		return nil, envelope.New(envelope.NotFound, "models.transcribe: audio: the file handed to this call is gone", "")
 	}
 	defer f.Close()
-	start := time.Now()
-	heard, err := client.Transcribe(ctx, filepath.Base(audio), f, opt)
-	ms := time.Since(start).Milliseconds()
-	args := map[string]any{"via": "ext:" + call.Ext, "model": m.Model, "model_ms": ms}
-	h.s.audit.Record(ctx, record.Call{Time: h.s.now(), Principal: firstNonEmpty(call.Principal, "-"), Forest: call.Forest,
-		Primitive: "model." + role, Args: record.DigestValues("model."+role, args), Result: outcome(err)})
+	var heard *llamacpp.Transcription
+	err = h.s.extModelCall(ctx, call, role, m, func() (*usage, error) {
+		var err error
+		heard, err = client.Transcribe(ctx, filepath.Base(audio), f, opt)
+		return nil, err // audio is not priced per token: unpriced
+	})
 	if err != nil {
-		return nil, envelope.New(envelope.ExtWorker, "models.transcribe: "+err.Error(), "")
+		return nil, err
 	}
 	return json.Marshal(map[string]string{"text": heard.Text})
 }
@@ -288,7 +286,7 @@ func (t extTools) Call(ctx context.Context, who *keys.Principal, tool, forestID 
 			if h.Name != tool {
 				continue
 			}
-			call := ext.Call{Forest: forestID, Principal: who.Name, Auth: who}
+			call := ext.Call{Forest: forestID, Principal: who.Name, Auth: newCaller(who)}
 			out, err := w.Call(ext.WithCall(ctx, call), call, ext.SeamTools, h.HandlerName(), map[string]any{"args": args})
 			return out, true, err
 		}
