@@ -268,6 +268,12 @@ func TestHostileExtensionTools(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(direct.body), &env))
 	assert.JSONEq(t, string(env.Error), string(hidden), "the primitive's own refusal")
 
+	// Every call of an extension tool is a row of its caller, with via.
+	rows := ts.trail(owner, "&via=ext:hostile&primitive=x_hostile_crash")
+	require.NotEmpty(t, rows)
+	assert.Equal(t, "olga", rows[0].Principal)
+	assert.Equal(t, "E_EXT_WORKER", rows[0].ErrorCode)
+
 	forestFile := filepath.Join(ts.root, forestID, "concepts", "tide.md")
 	steal := call(ritaMCP, "x_hostile_steal", map[string]any{"path": forestFile})
 	require.False(t, steal.IsError, text(steal))

@@ -5,6 +5,7 @@ package station
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -47,6 +48,10 @@ type usage struct{ prompt, completion int }
 // extModelCall runs one provider call of call's extension for role on
 // the model m: quota first, run, then the audit row and the charge. The
 // error is the quota refusal or run's failure as the extension reads it.
+// Calls already admitted when the ceiling is reached still finish and
+// are charged: the check is before the call, the cost known only after,
+// so a window may end a few calls past its ceiling, never more than its
+// concurrent calls.
 func (s *Server) extModelCall(ctx context.Context, call ext.Call, role string, m providers.Model, run func() (*usage, error)) error {
 	row := record.Call{Principal: firstNonEmpty(call.Principal, "-"), Forest: call.Forest, Primitive: "model." + role, Via: record.Via(call.Ext)}
 	args := map[string]any{"model": m.Model}
@@ -54,7 +59,7 @@ func (s *Server) extModelCall(ctx context.Context, call ext.Call, role string, m
 		args["window"] = st.Window
 		row.Time, row.Args, row.Result, row.ErrorCode = s.now(), record.DigestValues(row.Primitive, args), record.Error, string(vine.CodeOf(err))
 		s.audit.Record(ctx, row)
-		if c, ok := call.Auth.(*extCaller); ok {
+		if c, ok := call.Auth.(*extCaller); ok && errors.Is(err, envelope.ExtQuota) {
 			c.refused(err, st.RetryAfter(s.now()))
 		}
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/keys"
 	"github.com/monkeyllm/vine/adapters/llamacpp"
 	"github.com/monkeyllm/vine/adapters/mcp"
+	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/envelope"
@@ -288,6 +289,14 @@ func (t extTools) Call(ctx context.Context, who *keys.Principal, tool, forestID 
 			}
 			call := ext.Call{Forest: forestID, Principal: who.Name, Auth: newCaller(who)}
 			out, err := w.Call(ext.WithCall(ctx, call), call, ext.SeamTools, h.HandlerName(), map[string]any{"args": args})
+			// The MCP surface does not record extension tools: the row
+			// is the host's, with the extension that acted.
+			row := record.Call{Time: t.s.now(), Principal: who.Name, Forest: forestID, Primitive: tool,
+				Args: record.Args{}, Result: record.OK, Size: int64(len(out)), Via: record.Via(w.ID())}
+			if err != nil {
+				row.Result, row.ErrorCode = record.Error, string(vine.CodeOf(err))
+			}
+			t.s.audit.Record(ctx, row)
 			return out, true, err
 		}
 	}
