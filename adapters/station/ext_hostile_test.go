@@ -94,11 +94,11 @@ func TestHostileExtensionRanking(t *testing.T) {
 	assert.Empty(t, named)
 	enable(true)
 
-	var ranked []string
 	require.Eventually(t, func() bool { // the worker's first start is not the subject
-		ranked, named = harvestIDs(t, harvest(q))
-		return len(named) > 0
+		r := harvest(q)
+		return r.status == http.StatusOK && r.json["extensions"] != nil
 	}, 30*time.Second, 50*time.Millisecond)
+	ranked, named := harvestIDs(t, harvest(q))
 	want := slices.Clone(plain)
 	slices.Reverse(want)
 	assert.Equal(t, want, ranked, "reversed, the invented id dropped")
@@ -114,10 +114,9 @@ func TestHostileExtensionRanking(t *testing.T) {
 				took <- timed(func() { r = harvest(q + " " + word) })
 				done <- r
 			}()
-			time.Sleep(200 * time.Millisecond)
-			loc := ts.call("POST", "/v1/forests/"+forestID+"/locate", owner, map[string]any{"query": "tide"})
-			var locTook time.Duration
-			locTook = timed(func() {
+			time.Sleep(200 * time.Millisecond) // the ranker is now hanging or flooding
+			var loc reply
+			locTook := timed(func() {
 				loc = ts.call("POST", "/v1/forests/"+forestID+"/locate", owner, map[string]any{"query": "tide"})
 			})
 			assert.Equal(t, http.StatusOK, loc.status, loc.body)
@@ -201,8 +200,11 @@ func TestHostileExtensionTools(t *testing.T) {
 		return cs
 	}
 	text := func(r *sdk.CallToolResult) string { return r.Content[0].(*sdk.TextContent).Text }
+	try := func(cs *sdk.ClientSession, tool string, args map[string]any) (*sdk.CallToolResult, error) {
+		return cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"forest": forestID, "args": args}})
+	}
 	call := func(cs *sdk.ClientSession, tool string, args map[string]any) *sdk.CallToolResult {
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"forest": forestID, "args": args}})
+		res, err := try(cs, tool, args)
 		require.NoError(t, err)
 		return res
 	}
@@ -219,7 +221,8 @@ func TestHostileExtensionTools(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.tool, func(t *testing.T) {
 			require.Eventually(t, func() bool { // past the restart pause of the previous case
-				return !strings.Contains(text(call(ownerMCP, "x_hostile_peek", map[string]any{"id": "concepts/tide"})), "E_EXT_WORKER")
+				r, err := try(ownerMCP, "x_hostile_peek", map[string]any{"id": "concepts/tide"})
+				return err == nil && !r.IsError
 			}, 30*time.Second, 20*time.Millisecond)
 			runtime.GC()
 			var before runtime.MemStats
@@ -255,8 +258,8 @@ func TestHostileExtensionTools(t *testing.T) {
 	peek := func(id string) json.RawMessage {
 		var out struct{ Envelope json.RawMessage }
 		require.Eventually(t, func() bool {
-			r := call(ritaMCP, "x_hostile_peek", map[string]any{"id": id})
-			return !r.IsError && json.Unmarshal([]byte(text(r)), &out) == nil && len(out.Envelope) > 0
+			r, err := try(ritaMCP, "x_hostile_peek", map[string]any{"id": id})
+			return err == nil && !r.IsError && json.Unmarshal([]byte(text(r)), &out) == nil && len(out.Envelope) > 0
 		}, 30*time.Second, 20*time.Millisecond)
 		return out.Envelope
 	}

@@ -122,7 +122,7 @@ func TestExtensionQuota(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, ts.call("GET", "/v1/admin/extensions/quota?ext=peek&forest=second", franKey, nil).status)
 
 	rows := ts.trail(owner, "&via=ext:peek")
-	var priced, refusals, routes int
+	var priced, refusals, routes, installs int
 	for _, e := range rows {
 		assert.Equal(t, "ext:peek", e.Via)
 		switch {
@@ -139,10 +139,12 @@ func TestExtensionQuota(t *testing.T) {
 		case e.Primitive == "ext.peek.spend":
 			routes++
 		case e.Primitive == "extension.install":
+			installs++
 			assert.Equal(t, "-", e.Forest)
+			assert.Equal(t, "olga", e.Principal)
 		}
 	}
-	assert.Equal(t, []int{2, 1, 3}, []int{priced, refusals, routes})
+	assert.Equal(t, []int{2, 1, 3, 1}, []int{priced, refusals, routes, installs})
 	for _, e := range ts.trail(owner, "&primitive=extension.quota") {
 		assert.Empty(t, e.Via, "setting a ceiling is not an extension acting")
 	}
