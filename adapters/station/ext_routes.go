@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -163,8 +164,9 @@ func (h extHost) CallVine(ctx context.Context, call ext.Call, name string, args 
 // Complete calls the model the call's forest binds to role: the
 // extension names a role, never an endpoint or a key (a bound caller,
 // spec 11 §4). req is {messages: [{role, content}], max_tokens?}; the
-// answer is {content, finish_reason, usage}. The call is audited as
-// model.<role> for the person the act served, with via.
+// answer is {content, finish_reason, usage}. The extension's quota on
+// the forest is checked first (extModelCall); the call is audited as
+// model.<role> for the person the act served, with via and its cost.
 func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req json.RawMessage) (json.RawMessage, error) {
 	var r struct {
 		Messages  []model.Message `json:"messages"`
@@ -185,7 +187,10 @@ func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req j
 	var reply *llamacpp.Reply
 	err := h.s.extModelCall(ctx, call, role, m, func() (*usage, error) {
 		var err error
-		if reply, err = client.Complete(ctx, r.Messages, maxTokens); err != nil || reply == nil {
+		if reply, err = client.Complete(ctx, r.Messages, maxTokens); err == nil && reply == nil {
+			err = errors.New("the model answered nothing")
+		}
+		if err != nil {
 			return nil, err
 		}
 		return &usage{reply.PromptTokens, reply.CompletionTokens}, nil
@@ -200,8 +205,8 @@ func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req j
 // Transcribe sends an audio file to the model the call's forest binds to
 // role, through the same bound caller as Complete. audio is a path the
 // host handed this call (the worker refused any other before it got
-// here); req is {language?, prompt?}; the answer is {text}. The call is
-// audited as model.<role> for the person the act served, with via.
+// here); req is {language?, prompt?}; the answer is {text}. Quota and
+// audit as Complete; a transcription is unpriced (no per-token price).
 func (h extHost) Transcribe(ctx context.Context, call ext.Call, role, audio string, req json.RawMessage) (json.RawMessage, error) {
 	var opt llamacpp.TranscribeOptions
 	if len(req) > 0 && string(req) != "null" {
@@ -224,7 +229,9 @@ func (h extHost) Transcribe(ctx context.Context, call ext.Call, role, audio stri
 	var heard *llamacpp.Transcription
 	err = h.s.extModelCall(ctx, call, role, m, func() (*usage, error) {
 		var err error
-		heard, err = client.Transcribe(ctx, filepath.Base(audio), f, opt)
+		if heard, err = client.Transcribe(ctx, filepath.Base(audio), f, opt); err == nil && heard == nil {
+			err = errors.New("the model answered nothing")
+		}
 		return nil, err // audio is not priced per token: unpriced
 	})
 	if err != nil {
