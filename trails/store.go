@@ -80,12 +80,17 @@ func (s *Store) DB() *sql.DB { return s.db }
 // decimals, with one statement per chunk reading both scopes. Absent ids
 // are cold and absent from the map. session "" reads persistent heat only.
 func (s *Store) Heat(ctx context.Context, ids []string, session string) (map[string]float64, error) {
-	out := make(map[string]float64, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]float64{}, nil
 	}
+	return s.heatAt(ctx, s.current(ctx), ids, session)
+}
+
+// heatAt is Heat from the copy c, or by query when c is nil.
+func (s *Store) heatAt(ctx context.Context, c *heatCopy, ids []string, session string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
 	var persistent, sessional map[string]float64
-	if c := s.current(ctx); c != nil {
+	if c != nil {
 		persistent, sessional = c.scopes[""], c.scopes[session]
 	} else {
 		var err error
@@ -174,7 +179,12 @@ func (s *Store) readStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 // thousands of neighbours by heat, nearly all of them cold, asks for the
 // few hot ones instead of the heat of each.
 func (s *Store) Hot(ctx context.Context, session string, limit int) (hot map[string]float64, ok bool, err error) {
-	if c := s.current(ctx); c != nil {
+	return s.hotAt(ctx, s.current(ctx), session, limit)
+}
+
+// hotAt is Hot from the copy c, or by query when c is nil.
+func (s *Store) hotAt(ctx context.Context, c *heatCopy, session string, limit int) (hot map[string]float64, ok bool, err error) {
+	if c != nil {
 		hot, ok = c.hot(session, limit)
 		return hot, ok, nil
 	}

@@ -148,18 +148,61 @@ func (s *Store) SetMode(ctx context.Context, m HeatMode) error {
 // HeatOn reads heat conditioned on topic: a node's persistent heat is
 // the mean of its topic heat over topic's buckets, so a question sharing
 // every term with the hunts that warmed it reads what Heat reads, one
-// sharing half of them half of it, and an unrelated one nothing. Session
-// heat is added as Heat adds it. An empty topic reads Heat.
+// sharing half of them half of it, and an unrelated one nothing. Heat
+// laid without a topic (by Deposit, or by the original) lifts no topic.
+// Session heat is added as Heat adds it. An empty topic reads Heat.
 func (s *Store) HeatOn(ctx context.Context, ids []string, session string, topic Topic) (map[string]float64, error) {
-	if len(topic) == 0 {
-		return s.Heat(ctx, ids, session)
-	}
-	out := make(map[string]float64, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]float64{}, nil
 	}
+	if len(topic) == 0 {
+		return s.heatAt(ctx, s.current(ctx), ids, session)
+	}
+	return s.heatOnAt(ctx, s.current(ctx), ids, session, topic)
+}
+
+// HeatFor reads heat as the forest's mode says: HeatOn topic when it is
+// Conditioned, Heat otherwise. It is the read ranking calls: one look at
+// the file's mark answers the mode and the heat together.
+func (s *Store) HeatFor(ctx context.Context, ids []string, session string, topic Topic) (map[string]float64, error) {
+	if len(ids) == 0 {
+		return map[string]float64{}, nil
+	}
+	c := s.current(ctx)
+	if len(topic) > 0 && s.modeAt(ctx, c) == Conditioned {
+		return s.heatOnAt(ctx, c, ids, session, topic)
+	}
+	return s.heatAt(ctx, c, ids, session)
+}
+
+// HotFor is Hot or HotOn as the forest's mode says (see HeatFor).
+func (s *Store) HotFor(ctx context.Context, session string, topic Topic, limit int) (hot map[string]float64, ok bool, err error) {
+	c := s.current(ctx)
+	if len(topic) > 0 && s.modeAt(ctx, c) == Conditioned {
+		if c == nil {
+			return nil, false, nil
+		}
+		hot, ok = c.hotOn(session, topic, limit)
+		return hot, ok, nil
+	}
+	return s.hotAt(ctx, c, session, limit)
+}
+
+// modeAt is the mode from the copy c or, without one, by query; a failed
+// read is the default.
+func (s *Store) modeAt(ctx context.Context, c *heatCopy) HeatMode {
+	if c != nil {
+		return c.mode
+	}
+	m, _ := readMode(ctx, s.db)
+	return m
+}
+
+// heatOnAt is HeatOn of a non-empty topic from the copy c, or by query
+// when c is nil.
+func (s *Store) heatOnAt(ctx context.Context, c *heatCopy, ids []string, session string, topic Topic) (map[string]float64, error) {
 	var persistent, sessional map[string]float64
-	if c := s.current(ctx); c != nil {
+	if c != nil {
 		persistent, sessional = c.onTopic(ids, topic), c.scopes[session]
 	} else {
 		var err error
@@ -175,6 +218,7 @@ func (s *Store) HeatOn(ctx context.Context, ids []string, session string, topic 
 	if session == "" {
 		sessional = nil
 	}
+	out := make(map[string]float64, len(ids))
 	for _, id := range ids {
 		if h := persistent[id] + SessionWeight*sessional[id]; h > 0 {
 			out[id] = round4(math.Min(1, h))
@@ -186,10 +230,10 @@ func (s *Store) HeatOn(ctx context.Context, ids []string, session string, topic 
 // HotOn is Hot conditioned on topic, answered from the in-memory copy
 // only: without one ok is false and the caller reads HeatOn of its ids.
 func (s *Store) HotOn(ctx context.Context, session string, topic Topic, limit int) (hot map[string]float64, ok bool, err error) {
-	if len(topic) == 0 {
-		return s.Hot(ctx, session, limit)
-	}
 	c := s.current(ctx)
+	if len(topic) == 0 {
+		return s.hotAt(ctx, c, session, limit)
+	}
 	if c == nil {
 		return nil, false, nil
 	}
