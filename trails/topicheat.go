@@ -201,22 +201,28 @@ func (s *Store) modeAt(ctx context.Context, c *heatCopy) HeatMode {
 // heatOnAt is HeatOn of a non-empty topic from the copy c, or by query
 // when c is nil.
 func (s *Store) heatOnAt(ctx context.Context, c *heatCopy, ids []string, session string, topic Topic) (map[string]float64, error) {
-	var persistent, sessional map[string]float64
-	if c != nil {
-		persistent, sessional = c.onTopic(ids, topic), c.scopes[session]
-	} else {
-		var err error
-		if persistent, err = s.readTopic(ctx, ids, topic); err != nil {
-			return nil, err
-		}
+	if c != nil { // the hot path: no map in between
+		var sessional map[string]float64
 		if session != "" {
-			if _, sessional, err = s.read(ctx, session, ids); err != nil {
-				return nil, err
+			sessional = c.scopes[session]
+		}
+		out := make(map[string]float64, len(ids))
+		for _, id := range ids {
+			if h := c.topicHeat(id, topic) + SessionWeight*sessional[id]; h > 0 {
+				out[id] = round4(math.Min(1, h))
 			}
 		}
+		return out, nil
 	}
-	if session == "" {
-		sessional = nil
+	persistent, err := s.readTopic(ctx, ids, topic)
+	if err != nil {
+		return nil, err
+	}
+	var sessional map[string]float64
+	if session != "" {
+		if _, sessional, err = s.read(ctx, session, ids); err != nil {
+			return nil, err
+		}
 	}
 	out := make(map[string]float64, len(ids))
 	for _, id := range ids {
