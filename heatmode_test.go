@@ -5,11 +5,14 @@ package vine
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/internal/sqlitefile"
 	"github.com/monkeyllm/vine/internal/testforest"
 	"github.com/monkeyllm/vine/trails"
 )
@@ -76,4 +79,45 @@ func TestHuntHeatFollowsItsQuestion(t *testing.T) {
 		assert.Equal(t, tc.other, heatIn("other-"+string(tc.mode), "fuel logistics"), "%s: an unrelated question", tc.mode)
 		assert.Equal(t, 0.1, heatIn("none-"+string(tc.mode), ""), "%s: a hunt that asked nothing reads node heat", tc.mode)
 	}
+}
+
+// TestOriginalTrailsBehaveAsBefore: the reference forest written by the
+// original, given a trails.db in the original's schema, ranks with its
+// heat as before, and opening, locating, looking and moving leave that
+// file's schema as the original wrote it.
+func TestOriginalTrailsBehaveAsBefore(t *testing.T) {
+	ctx := context.Background()
+	dir := testforest.Reference(t)
+	path := filepath.Join(dir, "_derived", "trails.db")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	db, err := sqlitefile.Open(path, "", nil)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `CREATE TABLE heat(scope TEXT NOT NULL DEFAULT '', node_id TEXT NOT NULL,
+		heat REAL NOT NULL DEFAULT 0, updated REAL NOT NULL, PRIMARY KEY(scope, node_id))`)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `INSERT INTO heat VALUES ('', 'concepts/aco', 0.5, 1780000000)`)
+	require.NoError(t, err)
+	schema := func() string {
+		var s string
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT group_concat(name, ',') FROM sqlite_master`).Scan(&s))
+		return s
+	}
+	before := schema()
+
+	v := openT(t, dir, nil)
+	hunt := WithSession(ctx, "reader")
+	res, err := v.Locate(hunt, "ant colony optimization pheromone", LocateOptions{K: 3})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Results)
+	assert.Equal(t, "concepts/aco", res.Results[0].ID)
+	assert.Equal(t, 0.5, res.Results[0].Heat, "the original's heat ranks as before")
+	_, err = v.Look(hunt, "concepts/_index", LookOptions{})
+	require.NoError(t, err)
+	_, err = v.Move(hunt, "concepts/aco", MoveOptions{})
+	require.NoError(t, err)
+	m, err := v.HeatMode(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, trails.Unconditioned, m)
+	assert.Equal(t, before, schema(), "reads add no table to the original's file")
 }

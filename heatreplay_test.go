@@ -139,12 +139,17 @@ func replayPass(t *testing.T, ctx context.Context, v *vine.Vine, pass int) map[s
 				break
 			}
 		}
+		var out *trails.Outcome
 		if found == "" {
-			_, err = v.CloseSession(sctx, false, nil)
+			out, err = v.CloseSession(sctx, false, nil)
 		} else {
-			_, err = v.CloseSession(sctx, true, []string{found})
+			out, err = v.CloseSession(sctx, true, []string{found})
 		}
 		require.NoError(t, err)
+		// No hunt here trails four reads, so none shouts: the replay
+		// grafts no discovered-shortcut, and shortcuts cannot carry
+		// cross-talk into it.
+		assert.Empty(t, out.SuggestShortcuts, q.query)
 	}
 	for f := range asked {
 		hits[f] /= asked[f]
