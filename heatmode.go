@@ -50,50 +50,61 @@ func (h *heatLayer) topicOf(ctx context.Context) trails.Topic {
 // its close then lays node heat only, as before issue 34.
 const huntsMax = 4096
 
-// huntTopics is each open hunt's topic, in the process that served it:
-// like the trace kept for the close's metrics, a hunt closed by another
-// process than the one that read for it lays node heat only.
+// huntTopics is each hunt's topic, in the process that served it: like
+// the trace kept for the close's metrics, a hunt closed by another
+// process than the one that read for it lays node heat only. A closed
+// hunt keeps its topic for the graft that may follow its shout (the
+// shortcut's fortification then carries the questions that found it);
+// its session's next question starts a new topic.
 type huntTopics struct {
 	mu    sync.Mutex
-	topic map[string]trails.Topic
+	hunts map[string]*hunt
 	order []string // sessions in the order they first asked
+}
+
+type hunt struct {
+	topic  trails.Topic
+	closed bool
 }
 
 func (t *huntTopics) add(session string, topic trails.Topic) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.topic == nil {
-		t.topic = map[string]trails.Topic{}
+	if t.hunts == nil {
+		t.hunts = map[string]*hunt{}
 	}
-	prev, known := t.topic[session]
+	h, known := t.hunts[session]
 	if !known {
 		for len(t.order) >= huntsMax {
-			delete(t.topic, t.order[0])
+			delete(t.hunts, t.order[0])
 			t.order = t.order[1:]
 		}
 		t.order = append(t.order, session)
+		h = &hunt{}
+		t.hunts[session] = h
 	}
-	t.topic[session] = prev.Union(topic)
+	if h.closed {
+		h.topic, h.closed = nil, false
+	}
+	h.topic = h.topic.Union(topic)
 }
 
 func (t *huntTopics) get(session string) trails.Topic {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.topic[session]
+	if h := t.hunts[session]; h != nil {
+		return h.topic
+	}
+	return nil
 }
 
-func (t *huntTopics) forget(session string) {
+// close marks the session's hunt over: its topic stays for a graft, and
+// the session's next question starts afresh.
+func (t *huntTopics) close(session string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, ok := t.topic[session]; !ok {
-		return
-	}
-	delete(t.topic, session)
-	for i, s := range t.order {
-		if s == session {
-			t.order = append(t.order[:i], t.order[i+1:]...)
-			break
-		}
+	if h := t.hunts[session]; h != nil {
+		h.closed = true
 	}
 }
 

@@ -121,3 +121,38 @@ func TestOriginalTrailsBehaveAsBefore(t *testing.T) {
 	assert.Equal(t, trails.Unconditioned, m)
 	assert.Equal(t, before, schema(), "reads add no table to the original's file")
 }
+
+// TestShortcutFortificationCarriesTheHunt: a graft that follows a hunt's
+// close in its session fortifies the shortcut on that hunt's questions;
+// the session's next question starts a topic of its own.
+func TestShortcutFortificationCarriesTheHunt(t *testing.T) {
+	ctx := context.Background()
+	v, _ := writableFixture(t)
+	const target = "concepts/beaufort-scale"
+	hunt := WithSession(ctx, "hunt-wind")
+	const question = "beaufort wind scale departure"
+	_, err := v.Locate(hunt, question, LocateOptions{})
+	require.NoError(t, err)
+	asked := v.heat.topicOf(hunt)
+	require.NotEmpty(t, asked)
+	_, err = v.CloseSession(hunt, true, []string{target})
+	require.NoError(t, err)
+	_, err = v.Call(hunt, "graft", []byte(`{"id": "operations/departure-checklist", "patch": {"add_links": [
+		{"rel": "discovered-shortcut", "target": "`+target+`"}]}}`))
+	require.NoError(t, err)
+
+	plain, err := v.heat.store.Heat(ctx, []string{target}, "")
+	require.NoError(t, err)
+	assert.Equal(t, 0.2, plain[target], "the close and the fortification")
+	on, err := v.heat.store.HeatOn(ctx, []string{target}, "", asked)
+	require.NoError(t, err)
+	assert.Equal(t, 0.2, on[target], "both on the hunt's questions")
+	off, err := v.heat.store.HeatOn(ctx, []string{target}, "", trails.TopicOf([]string{"fuel", "logistics"}))
+	require.NoError(t, err)
+	assert.Empty(t, off)
+
+	_, err = v.Locate(hunt, "fuel logistics", LocateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, trails.TopicOf([]string{"fuel", "logistics"}), v.heat.topicOf(WithSession(ctx, "hunt-wind")),
+		"after the close, the session's next question starts a new hunt")
+}

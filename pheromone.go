@@ -33,9 +33,11 @@ func (h storeHeat) Hot(ctx context.Context, limit int) (map[string]float64, bool
 	return h.s.HotFor(ctx, SessionOf(ctx), h.layer.topicOf(ctx), limit)
 }
 
-// Reinforce deposits persistent heat (graft fortification, C.8).
+// Reinforce deposits persistent heat (graft fortification, C.8), on the
+// topic of the hunt that grafted, so a shortcut's fortification lifts it
+// for the questions that found it (issue 34).
 func (h storeHeat) Reinforce(ctx context.Context, ids []string, delta float64) error {
-	return h.s.Deposit(ctx, "", ids, delta, time.Now())
+	return h.s.DepositTopic(ctx, ids, h.layer.topicOf(ctx), delta, time.Now())
 }
 
 // Rekey moves heat with a transplanted node.
@@ -151,7 +153,7 @@ func (v *Vine) CloseSession(ctx context.Context, success bool, answerNodes []str
 		v.log.Warn("session close not written to the trace", "err", err)
 	}
 	v.heat.tracer.Forget(session)
-	v.heat.hunts.forget(session)
+	v.heat.hunts.close(session)
 	return &out, nil
 }
 
