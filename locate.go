@@ -212,7 +212,9 @@ func (v *Vine) Locate(ctx context.Context, query string, opt LocateOptions) (*Lo
 	// text is kept, its embedding waits for the first hop that ranks.
 	v.canopy.SetGoal(ctx, query)
 	x := v.locator.index(ctx)
-	ts, err := v.selectTerms(ctx, x, locateTerms(query))
+	asked := locateTerms(query)
+	ctx = v.heat.ask(ctx, asked) // heat ranks for this question (issue 34)
+	ts, err := v.selectTerms(ctx, x, asked)
 	if err != nil {
 		return nil, err
 	}

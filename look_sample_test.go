@@ -53,7 +53,7 @@ func TestLookSamplesAHubsInEdgesExactly(t *testing.T) {
 		require.NoError(t, err)
 		return string(out)
 	}
-	ref := openT(t, dir, &Options{ReadOnly: true, Heat: heatOnly{storeHeat{v.heat.store}}})
+	ref := openT(t, dir, &Options{ReadOnly: true, Heat: heatOnly{storeHeat{v.heat.store, &v.heat}}})
 	reference := func() string { return look(ref) + move(ref) }
 	both := func(v *Vine) string { return look(v) + move(v) }
 	degree, err := v.cat.InDegree(ctx, hub)

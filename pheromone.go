@@ -17,21 +17,27 @@ import (
 )
 
 // storeHeat reads heat from the forest's own trails store, session heat
-// included for the context's session.
-type storeHeat struct{ s *trails.Store }
+// included for the context's session, conditioned on the question the
+// call (or else its hunt) asked when the forest's heat mode says so.
+type storeHeat struct {
+	s     *trails.Store
+	layer *heatLayer
+}
 
 func (h storeHeat) Heat(ctx context.Context, ids []string) (map[string]float64, error) {
-	return h.s.Heat(ctx, ids, SessionOf(ctx))
+	return h.s.HeatFor(ctx, ids, SessionOf(ctx), h.layer.topicOf(ctx))
 }
 
 // Hot lists the nodes with heat for the context's session.
 func (h storeHeat) Hot(ctx context.Context, limit int) (map[string]float64, bool, error) {
-	return h.s.Hot(ctx, SessionOf(ctx), limit)
+	return h.s.HotFor(ctx, SessionOf(ctx), h.layer.topicOf(ctx), limit)
 }
 
-// Reinforce deposits persistent heat (graft fortification, C.8).
+// Reinforce deposits persistent heat (graft fortification, C.8), on the
+// topic of the hunt that grafted, so a shortcut's fortification lifts it
+// for the questions that found it (issue 34).
 func (h storeHeat) Reinforce(ctx context.Context, ids []string, delta float64) error {
-	return h.s.Deposit(ctx, "", ids, delta, time.Now())
+	return h.s.DepositTopic(ctx, ids, h.layer.topicOf(ctx), delta, time.Now())
 }
 
 // Rekey moves heat with a transplanted node.
@@ -48,6 +54,7 @@ type heatLayer struct {
 	store    *trails.Store  // the forest's own heat, once opened
 	tracer   *trails.Tracer // one event per call, once opened
 	session  string         // the Vine's own session when a call names none
+	hunts    huntTopics     // each open hunt's questions, for its close
 	log      *slog.Logger
 }
 
@@ -62,7 +69,7 @@ func (h *heatLayer) open(ctx context.Context, derived string) error {
 	h.tracer = trails.NewTracer(filepath.Join(derived, "traces"))
 	h.session = trails.NewSession()
 	if h.source == nil {
-		h.source = storeHeat{store}
+		h.source = storeHeat{store, h}
 	}
 	return nil
 }
@@ -134,7 +141,10 @@ func (v *Vine) CloseSession(ctx context.Context, success bool, answerNodes []str
 			warm = append(warm, rec.Trail...)
 		}
 		slices.Sort(warm)
-		if err := v.heat.store.Deposit(ctx, "", slices.Compact(warm), trails.DefaultDeposit, v.now()); err != nil {
+		// The heat carries the hunt's questions (issue 34), laid in both
+		// modes so either reading is ready when the mode switches.
+		topic := v.heat.hunts.get(session)
+		if err := v.heat.store.DepositTopic(ctx, slices.Compact(warm), topic, trails.DefaultDeposit, v.now()); err != nil {
 			return nil, envelope.From("close_session", err)
 		}
 	}
@@ -143,6 +153,7 @@ func (v *Vine) CloseSession(ctx context.Context, success bool, answerNodes []str
 		v.log.Warn("session close not written to the trace", "err", err)
 	}
 	v.heat.tracer.Forget(session)
+	v.heat.hunts.close(session)
 	return &out, nil
 }
 

@@ -118,7 +118,7 @@ func TestHeatThroughTheHotListEqualsTheLookup(t *testing.T) {
 	ids := regionIDs(t, v)
 	require.Greater(t, len(ids), 2*heatListMin)
 	asked := ids[:max(heatListMin, 16)]
-	lookup := heatOnly{storeHeat{v.heat.store}}
+	lookup := heatOnly{storeHeat{v.heat.store, &v.heat}}
 	now := time.Now()
 	steps := []struct {
 		name    string

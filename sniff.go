@@ -108,7 +108,7 @@ func (v *Vine) Sniff(ctx context.Context, terms []string, opt SniffOptions) (*Sn
 		scope.Where, scope.Args = andScope(ctx, "nodes.id", scope.Where, scope.Args)
 		scope.Whole = false
 	}
-	ans, err := v.sniffer.Find(ctx, scope, folded, k)
+	ans, err := v.sniffer.Find(v.heat.ask(ctx, terms), scope, folded, k)
 	if err != nil {
 		return nil, err
 	}

@@ -18,4 +18,11 @@
 //
 // A [Store] is the heat table; [Measure] turns a session's trace into its
 // metrics, and [Tracer] appends the trace.
+//
+// Heat may also carry the questions of the hunt that laid it (issue 34):
+// [Store.DepositTopic] lays it on a [Topic] as well as on the nodes, and
+// [Store.HeatFor] reads it per node or conditioned on the current
+// question as the forest's [HeatMode] says. The topic tables are
+// additive, created by the first write that needs them, so a trails.db
+// written by the original opens and reads unchanged.
 package trails

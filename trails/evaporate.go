@@ -27,6 +27,11 @@ type Evaporation struct {
 	Decayed              int `json:"decayed"`
 	Removed              int `json:"removed"`
 	StaleSessionsCleared int `json:"stale_sessions_cleared"`
+	// TopicDecayed and TopicRemoved count the topic heat rows (issue 34)
+	// the same rule decayed and removed; absent where there are none, so
+	// a forest without topic heat reports as before.
+	TopicDecayed int `json:"topic_decayed,omitempty"`
+	TopicRemoved int `json:"topic_removed,omitempty"`
 }
 
 // HeatStats summarizes the persistent heat: the row count, and the
@@ -48,6 +53,13 @@ const (
 	evaporateDecay = `UPDATE heat SET heat = heat * pow(0.5, (?1 - updated) / ?3), updated = ?1
 		WHERE scope = '' AND updated <= ?1 - ?2`
 	evaporateSessions = `DELETE FROM heat WHERE scope != '' AND updated < ?1 - ?2`
+
+	// Topic heat decays by the same rule as the node heat it shadows, so
+	// a conditioned reading never outlives the unconditioned one.
+	evaporateTopicDust = `DELETE FROM heat_ctx WHERE updated <= ?1 - ?2
+		AND heat * pow(0.5, (?1 - updated) / ?3) < ?4`
+	evaporateTopicDecay = `UPDATE heat_ctx SET heat = heat * pow(0.5, (?1 - updated) / ?3), updated = ?1
+		WHERE updated <= ?1 - ?2`
 )
 
 // Evaporate lets persistent heat decay with the given half-life, as of now
@@ -72,15 +84,25 @@ func (s *Store) Evaporate(ctx context.Context, now time.Time, halfLife, sessionT
 	at := epochSeconds(now)
 	step, hl := EvaporationStep.Seconds(), halfLife.Seconds()
 	var ev Evaporation
-	for _, st := range []struct {
+	type statement struct {
 		sql   string
 		args  []any
 		count *int
-	}{
+	}
+	sts := []statement{
 		{evaporateDust, []any{at, step, hl, Dust}, &ev.Removed},
 		{evaporateDecay, []any{at, step, hl}, &ev.Decayed},
 		{evaporateSessions, []any{at, sessionTTL.Seconds()}, &ev.StaleSessionsCleared},
-	} {
+	}
+	topic, _, err := tables(ctx, tx)
+	if err != nil {
+		return Evaporation{}, fmt.Errorf("trails: evaporate: %w", err)
+	}
+	if topic {
+		sts = append(sts, statement{evaporateTopicDust, []any{at, step, hl, Dust}, &ev.TopicRemoved},
+			statement{evaporateTopicDecay, []any{at, step, hl}, &ev.TopicDecayed})
+	}
+	for _, st := range sts {
 		n, err := execCount(ctx, tx, st.sql, st.args)
 		if err != nil {
 			return Evaporation{}, fmt.Errorf("trails: evaporate: %w", err)

@@ -28,10 +28,75 @@ const heatCopyMax = 100_000
 const heatCopyBuildRate = 200
 
 // heatCopy is every heat row at one mark, by scope then node, and the
-// rows above zero apart, so Hot costs what it returns, not the table.
+// rows above zero apart, so Hot costs what it returns, not the table;
+// with the topic heat by node then bucket and, above zero, by bucket,
+// and the heat mode.
 type heatCopy struct {
 	scopes   map[string]map[string]float64
 	positive map[string]map[string]float64
+	topic    map[string]map[uint16]float64
+	byBucket map[uint16][]string // nodes with topic heat above zero in the bucket
+	mode     HeatMode
+}
+
+// onTopic is the conditioned persistent heat of ids (HeatOn).
+func (c *heatCopy) onTopic(ids []string, topic Topic) map[string]float64 {
+	out := make(map[string]float64, min(len(ids), len(c.topic)))
+	for _, id := range ids {
+		if h := c.topicHeat(id, topic); h > 0 {
+			out[id] = h
+		}
+	}
+	return out
+}
+
+// topicHeat is the mean of id's topic heat over topic's buckets.
+func (c *heatCopy) topicHeat(id string, topic Topic) float64 {
+	rows := c.topic[id]
+	if len(rows) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, b := range topic {
+		sum += rows[b]
+	}
+	return sum / float64(len(topic))
+}
+
+// hotOn is HotOn from the copy: the nodes warm in one of topic's buckets
+// or in the session.
+func (c *heatCopy) hotOn(session string, topic Topic, limit int) (map[string]float64, bool) {
+	var sessional map[string]float64
+	if session != "" {
+		sessional = c.positive[session]
+	}
+	if len(sessional) > limit {
+		return nil, false
+	}
+	hot := map[string]float64{}
+	add := func(id string) {
+		if _, done := hot[id]; done {
+			return
+		}
+		if h := round4(math.Min(1, c.topicHeat(id, topic)+SessionWeight*sessional[id])); h > 0 {
+			hot[id] = h
+		}
+	}
+	for _, b := range topic {
+		for _, id := range c.byBucket[b] {
+			add(id)
+			if len(hot) > limit {
+				return nil, false
+			}
+		}
+	}
+	for id := range sessional {
+		add(id)
+	}
+	if len(hot) > limit {
+		return nil, false
+	}
+	return hot, true
 }
 
 // hot is Store.Hot from the copy.
@@ -120,32 +185,34 @@ func (s *Store) current(ctx context.Context) *heatCopy {
 	return c
 }
 
-// load reads every heat row, or nil when there are more than
-// heatCopyMax.
+// load reads every heat row, topic heat and the mode, or nil when there
+// are more than heatCopyMax rows in all.
 func (s *Store) load(ctx context.Context) (*heatCopy, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT scope, node_id, heat FROM heat LIMIT ?", heatCopyMax+1)
+	c := &heatCopy{scopes: map[string]map[string]float64{}, topic: map[string]map[uint16]float64{},
+		byBucket: map[uint16][]string{}, mode: Unconditioned}
+	n, err := c.loadHeat(ctx, s.db)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	c := &heatCopy{scopes: map[string]map[string]float64{}}
-	n := 0
-	for rows.Next() {
-		var scope, id string
-		var h float64
-		if err := rows.Scan(&scope, &id, &h); err != nil {
+	if n > heatCopyMax {
+		s.miss.built(n, true)
+		return nil, nil
+	}
+	topic, _, err := tables(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	if topic {
+		m, err := c.loadTopic(ctx, s.db, heatCopyMax-n)
+		if err != nil {
 			return nil, err
 		}
-		if n++; n > heatCopyMax {
+		if n += m; n > heatCopyMax {
 			s.miss.built(n, true)
 			return nil, nil
 		}
-		if c.scopes[scope] == nil {
-			c.scopes[scope] = map[string]float64{}
-		}
-		c.scopes[scope][id] = h
 	}
-	if err := rows.Err(); err != nil {
+	if c.mode, err = readMode(ctx, s.db); err != nil {
 		return nil, err
 	}
 	c.positive = make(map[string]map[string]float64, len(c.scopes))
@@ -154,4 +221,62 @@ func (s *Store) load(ctx context.Context) (*heatCopy, error) {
 	}
 	s.miss.built(n, false)
 	return c, nil
+}
+
+// loadHeat copies the heat table, up to one row past heatCopyMax, and
+// returns how many rows it read.
+func (c *heatCopy) loadHeat(ctx context.Context, q querier) (int, error) {
+	rows, err := q.QueryContext(ctx, "SELECT scope, node_id, heat FROM heat LIMIT ?", heatCopyMax+1)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var scope, id string
+		var h float64
+		if err := rows.Scan(&scope, &id, &h); err != nil {
+			return n, err
+		}
+		if n++; n > heatCopyMax {
+			return n, nil
+		}
+		if c.scopes[scope] == nil {
+			c.scopes[scope] = map[string]float64{}
+		}
+		c.scopes[scope][id] = h
+	}
+	return n, rows.Err()
+}
+
+// loadTopic copies the topic heat table, up to one row past room.
+func (c *heatCopy) loadTopic(ctx context.Context, q querier, room int) (int, error) {
+	rows, err := q.QueryContext(ctx, "SELECT node_id, bucket, heat FROM heat_ctx LIMIT ?", room+1)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id string
+		var b int
+		var h float64
+		if err := rows.Scan(&id, &b, &h); err != nil {
+			return n, err
+		}
+		if n++; n > room {
+			return n, nil
+		}
+		if b < 0 || b >= TopicBuckets {
+			continue // not a bucket this engine lays
+		}
+		if c.topic[id] == nil {
+			c.topic[id] = map[uint16]float64{}
+		}
+		c.topic[id][uint16(b)] = h
+		if h > 0 {
+			c.byBucket[uint16(b)] = append(c.byBucket[uint16(b)], id)
+		}
+	}
+	return n, rows.Err()
 }

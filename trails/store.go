@@ -80,12 +80,17 @@ func (s *Store) DB() *sql.DB { return s.db }
 // decimals, with one statement per chunk reading both scopes. Absent ids
 // are cold and absent from the map. session "" reads persistent heat only.
 func (s *Store) Heat(ctx context.Context, ids []string, session string) (map[string]float64, error) {
-	out := make(map[string]float64, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]float64{}, nil
 	}
+	return s.heatAt(ctx, s.current(ctx), ids, session)
+}
+
+// heatAt is Heat from the copy c, or by query when c is nil.
+func (s *Store) heatAt(ctx context.Context, c *heatCopy, ids []string, session string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
 	var persistent, sessional map[string]float64
-	if c := s.current(ctx); c != nil {
+	if c != nil {
 		persistent, sessional = c.scopes[""], c.scopes[session]
 	} else {
 		var err error
@@ -174,7 +179,12 @@ func (s *Store) readStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 // thousands of neighbours by heat, nearly all of them cold, asks for the
 // few hot ones instead of the heat of each.
 func (s *Store) Hot(ctx context.Context, session string, limit int) (hot map[string]float64, ok bool, err error) {
-	if c := s.current(ctx); c != nil {
+	return s.hotAt(ctx, s.current(ctx), session, limit)
+}
+
+// hotAt is Hot from the copy c, or by query when c is nil.
+func (s *Store) hotAt(ctx context.Context, c *heatCopy, session string, limit int) (hot map[string]float64, ok bool, err error) {
+	if c != nil {
 		hot, ok = c.hot(session, limit)
 		return hot, ok, nil
 	}
@@ -226,19 +236,26 @@ func (s *Store) Deposit(ctx context.Context, scope string, ids []string, amount 
 		return err
 	}
 	defer tx.Rollback()
+	if err := depositTx(ctx, tx, scope, ids, amount, epochSeconds(now)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// depositTx is Deposit inside tx, stamped at stamp (epoch seconds).
+func depositTx(ctx context.Context, tx *sql.Tx, scope string, ids []string, amount, stamp float64) error {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO heat(scope, node_id, heat, updated) VALUES (?, ?, min(?, 1.0), ?)
 		ON CONFLICT(scope, node_id) DO UPDATE SET heat = min(heat + excluded.heat, 1.0), updated = excluded.updated`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
-	stamp := float64(now.UnixNano()) / 1e9
 	for _, id := range dedupe(ids) {
 		if _, err := stmt.ExecContext(ctx, scope, id, amount, stamp); err != nil {
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // Rekey moves every scope's heat of oldID to newID (transplant), keeping
@@ -258,17 +275,44 @@ func (s *Store) Rekey(ctx context.Context, oldID, newID string) error {
 	if _, err := tx.ExecContext(ctx, "DELETE FROM heat WHERE node_id = ?", oldID); err != nil {
 		return err
 	}
+	if topic, _, err := tables(ctx, tx); err != nil {
+		return err
+	} else if topic {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO heat_ctx(node_id, bucket, heat, updated)
+			SELECT ?, bucket, heat, updated FROM heat_ctx WHERE node_id = ? AND true
+			ON CONFLICT(node_id, bucket) DO UPDATE SET heat = max(heat, excluded.heat), updated = max(updated, excluded.updated)`,
+			newID, oldID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM heat_ctx WHERE node_id = ?", oldID); err != nil {
+			return err
+		}
+	}
 	return tx.Commit()
 }
 
-// ClearScope deletes every heat row of scope ("" = persistent heat): what
-// a caller that ran its own session does to drop that session's trails
-// without closing the handle's.
+// ClearScope deletes every heat row of scope ("" = persistent heat, its
+// topic heat included): what a caller that ran its own session does to
+// drop that session's trails without closing the handle's.
 func (s *Store) ClearScope(ctx context.Context, scope string) error {
-	if _, err := s.db.ExecContext(ctx, "DELETE FROM heat WHERE scope = ?", scope); err != nil {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
 		return fmt.Errorf("trails: clear scope: %w", err)
 	}
-	return nil
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "DELETE FROM heat WHERE scope = ?", scope); err != nil {
+		return fmt.Errorf("trails: clear scope: %w", err)
+	}
+	if scope == "" {
+		if topic, _, err := tables(ctx, tx); err != nil {
+			return fmt.Errorf("trails: clear scope: %w", err)
+		} else if topic {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM heat_ctx"); err != nil {
+				return fmt.Errorf("trails: clear scope: %w", err)
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

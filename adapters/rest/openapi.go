@@ -129,7 +129,8 @@ func routeOp(rt route) doc {
 }
 
 // adminBodies are the admin routes whose JSON body is a signature.
-var adminBodies = map[string]vine.Signature{"reindex": reindexSignature, "recurate": recurateSignature}
+var adminBodies = map[string]vine.Signature{"reindex": reindexSignature, "recurate": recurateSignature,
+	"set-heat-mode": heatModeSignature}
 
 var paramDocs = map[string]string{
 	"forest": "a forest id from GET /v1/forests",

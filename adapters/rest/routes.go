@@ -51,6 +51,8 @@ func (s *Server) table() []route {
 		{"POST", "/v1/admin/unlock", "unlock", "remove an orphaned writer lock", true, s.unlock},
 		{"GET", "/v1/admin/canopy", "canopy-status", "the dense layer's state (?forest=)", true, s.canopyStatus},
 		{"POST", "/v1/admin/canopy", "canopy", "build the dense layer, or refresh its stale nodes", true, s.canopyBuild},
+		{"GET", "/v1/admin/heat-mode", "heat-mode", "how the forest's reads weigh heat: unconditioned or conditioned (?forest=)", true, s.heatMode},
+		{"POST", "/v1/admin/heat-mode", "set-heat-mode", "set how the forest's reads weigh heat: per node, or per question", true, s.setHeatMode},
 	}
 	rts = append(rts, s.hostRoutes()...)
 	if s.metrics != nil {

@@ -69,6 +69,8 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"GET", "/v1/admin/snapshots/" + forestID + "/none.forest", nil, []string{}}, // 404 for the owner: no such file
 		{"GET", "/v1/admin/canopy" + q, nil, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/canopy", forestBody, []string{}}, // no embedder: E_SCHEMA for every admin
+		{"GET", "/v1/admin/heat-mode" + q, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/heat-mode", map[string]any{"forest": forestID, "mode": "unconditioned"}, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/reindex", forestBody, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/recurate", map[string]any{"forest": forestID, "derive": []string{"aliases"}}, []string{"owner", "admin"}},
 		{"GET", "/v1/forests/" + forestID + "/graph", nil, []string{"owner", "admin", "editor", "reader"}},  // the paired owner key carries no owner bit, and the owner holds no grant
