@@ -32,22 +32,27 @@ import (
 // origin is a bare repository holding the fixture forest, reachable at
 // url over file:// or over the in-process smart-HTTP server.
 type origin struct {
-	url   string
-	token string
+	url    string
+	token  string
+	remote RemoteOptions
 }
 
 // newOrigin pushes the fixture forest to a new bare repository and
-// answers its URL over transport ("file" or "http").
+// answers its URL over transport ("file", "http" or "ssh").
 func newOrigin(t *testing.T, transport string) origin {
 	t.Helper()
 	dir, _ := testforest.Fixture(t)
 	v := openT(t, dir, &Options{Now: plantClock})
 	bare := gittest.Bare(t)
 	o := origin{url: gittest.FileURL(bare)}
-	if transport == "http" {
+	switch transport {
+	case "http":
 		srv := gittest.NewServer(t, filepath.Dir(bare))
 		srv.Token = "s3cret-token"
 		o = origin{url: srv.RepoURL(filepath.Base(bare)), token: srv.Token}
+	case "ssh":
+		srv := gittest.NewSSHServer(t, filepath.Dir(bare))
+		o = origin{url: srv.RepoURL(filepath.Base(bare)), remote: RemoteOptions{SSHKey: srv.KeyFile, SSHKnownHosts: srv.KnownHosts}}
 	}
 	ctx := context.Background()
 	require.NoError(t, v.SetRemote(ctx, "origin", o.url))
@@ -56,7 +61,11 @@ func newOrigin(t *testing.T, transport string) origin {
 	return o
 }
 
-func (o origin) opts() RemoteOptions { return RemoteOptions{Token: o.token} }
+func (o origin) opts() RemoteOptions {
+	r := o.remote
+	r.Token = o.token
+	return r
+}
 
 // cloneT clones the origin into a new directory and opens it writable.
 func cloneT(t *testing.T, o origin, name string) (*Vine, string, *CloneResult) {
@@ -82,9 +91,10 @@ func locateFinds(t *testing.T, v *Vine, query, id string) bool {
 }
 
 // Clone, plant on the origin's side, push, the replica pulls, and locate
-// on the replica finds the node: over file:// and over HTTP with a token.
+// on the replica finds the node: over file://, over HTTP with a token and
+// over SSH with a key checked against known_hosts.
 func TestCloneAndPullCarryANewNode(t *testing.T) {
-	for _, transport := range []string{"file", "http"} {
+	for _, transport := range []string{"file", "http", "ssh"} {
 		t.Run(transport, func(t *testing.T) {
 			ctx := context.Background()
 			o := newOrigin(t, transport)
