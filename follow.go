@@ -37,9 +37,6 @@ type OriginStatus struct {
 	// Commit is the origin's commit at the last fetch; Head the replica's.
 	Commit string `json:"commit"`
 	Head   string `json:"head"`
-	// Behind counts origin commits the replica does not have yet (0 once a
-	// sync landed).
-	Behind int `json:"behind"`
 	// LastSync is when the replica last equalled its origin, and
 	// LagSeconds how long ago that was.
 	LastSync   time.Time `json:"last_sync"`
@@ -134,7 +131,6 @@ func (v *Vine) noteSync(opts RemoteOptions, res *PullResult, err error) {
 	}
 	st.Error = ""
 	st.Commit, st.Head = res.Origin, res.Head
-	st.Behind = 0
 	if res.Kind == "ahead" || res.Head == res.Origin || res.Kind == "merge" {
 		st.LastSync = v.now()
 	}

@@ -172,6 +172,10 @@ func TestDivergentPullMergesDifferentNodes(t *testing.T) {
 	assert.Equal(t, "pull(origin): merge origin/main", strings.TrimSpace(merge.Message))
 	assert.Len(t, merge.ParentHashes, 2, "a merge commit has both sides as parents")
 
+	// Writes go on on top of the merge commit.
+	plantRemoteNote(t, b, "concepts/thermocline", "concepts/_index", "The thermocline separates warm surface water from the cold deep.")
+	assert.True(t, locateFinds(t, b, "thermocline warm surface", "concepts/thermocline"))
+
 	// The merge pushes, and the other side fast-forwards to it.
 	_, err = b.Push(ctx, RemoteOptions{})
 	require.NoError(t, err)

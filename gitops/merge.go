@@ -425,35 +425,3 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	}
 	return ac.IsAncestor(bc)
 }
-
-// Behind counts the commits reachable from theirs and not from ours,
-// bounded by limit: how far a follower lags its origin.
-func (r *Repo) Behind(ours, theirs string, limit int) (int, error) {
-	if ours == theirs {
-		return 0, nil
-	}
-	st := r.reader()
-	seen := map[plumbing.Hash]bool{}
-	if ours != "" {
-		oc, err := object.GetCommit(st, plumbing.NewHash(ours))
-		if err == nil {
-			_ = object.NewCommitPreorderIter(oc, nil, nil).ForEach(func(c *object.Commit) error {
-				seen[c.Hash] = true
-				return nil
-			})
-		}
-	}
-	tc, err := object.GetCommit(st, plumbing.NewHash(theirs))
-	if err != nil {
-		return 0, fmt.Errorf("gitops: read commit %s: %w", theirs, err)
-	}
-	n := 0
-	err = object.NewCommitPreorderIter(tc, seen, nil).ForEach(func(c *object.Commit) error {
-		n++
-		if n >= limit {
-			return storer.ErrStop
-		}
-		return nil
-	})
-	return n, err
-}
