@@ -17,13 +17,13 @@ import (
 // "theirs" what it fetches from the origin.
 func TestPlanMerge(t *testing.T) {
 	cases := []struct {
-		name          string
-		theirs, ours  map[string]string // path -> content ("" removes)
-		prefer        Prefer
-		kind          MergeKind
-		changes       []string // paths the pull writes or removes here
-		conflicts     []string
-		settled       []string
+		name         string
+		theirs, ours map[string]string // path -> content ("" removes)
+		prefer       Prefer
+		kind         MergeKind
+		changes      []string // paths the pull writes or removes here
+		conflicts    []string
+		settled      []string
 	}{
 		{name: "nothing new", kind: UpToDate},
 		{name: "only theirs wrote", theirs: map[string]string{"a.md": "A2", "n/new.md": "N"},
