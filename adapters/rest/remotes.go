@@ -4,10 +4,23 @@ package rest
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/record"
+	"github.com/monkeyllm/vine/envelope"
 )
+
+// localRemote reports whether url names a repository on this host: a
+// file:// URL or a bare path. Through one, a forest admin could read or
+// overwrite any repository the host can reach (another forest's history).
+func localRemote(url string) bool {
+	u := strings.TrimSpace(url)
+	if strings.HasPrefix(strings.ToLower(u), "file:") {
+		return true
+	}
+	return !strings.Contains(u, "://") && !strings.Contains(u, "@")
+}
 
 // The git remotes of a forest (issue 33), governed like the other
 // whole-forest admin routes: admin with no narrower root. Credentials
@@ -77,6 +90,11 @@ func (s *Server) setRemote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	note.setForest(id)
+	if localRemote(a.String("url")) && !callerOf(ctx).IsOwner() {
+		s.refuse(w, op, envelope.New(envelope.Forbidden, "a file:// remote reaches this host's disk, so only the deployment owner may set one",
+			"use an http(s):// or ssh:// remote, or ask the owner"))
+		return
+	}
 	name := a.String("name")
 	if name == "" {
 		name = "origin"

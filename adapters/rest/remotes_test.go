@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/adapters/keys"
+	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/internal/gittest"
 )
 
@@ -19,11 +21,20 @@ import (
 // with prefer.
 func TestAdminRemoteRoutes(t *testing.T) {
 	ctx := context.Background()
-	st := newStation(t, nil)
+	const keyAdmin = "mk_forest_admin"
+	st := newStation(t, func(o *rest.Options) {
+		k := testKeys()
+		k[keyAdmin] = &keys.Principal{Name: "forest-admin", Grants: map[string]vine.Policy{
+			forestID: {Allow: []string{""}, Caps: []vine.Capability{vine.CapAdmin}}}}
+		o.Keys = k
+	})
 	url := gittest.FileURL(gittest.Bare(t))
 	body := `{"forest":"` + forestID + `"`
 
 	envelope(t, st.do("POST", "/v1/admin/remotes", keyFull, body+`,"url":"https://me:pw@git.example.org/f.git"}`), 400, vine.ESchema)
+	e := envelope(t, st.do("POST", "/v1/admin/remotes", keyAdmin, body+`,"url":"`+url+`"}`), 403, vine.EForbidden)
+	assert.Contains(t, e["message"], "only the deployment owner", "a forest admin reaches no host path")
+	ok(t, st.do("POST", "/v1/admin/remotes", keyAdmin, body+`,"name":"hosted","url":"https://git.example.org/f.git"}`))
 	ok(t, st.do("POST", "/v1/admin/remotes", keyFull, body+`,"url":"`+url+`"}`))
 	listed := ok(t, st.do("GET", "/v1/admin/remotes?forest="+forestID, keyFull, ""))
 	assert.Contains(t, listed["remotes"], map[string]any{"name": "origin", "url": url})
@@ -42,7 +53,7 @@ func TestAdminRemoteRoutes(t *testing.T) {
 	require.NoError(t, err)
 	ok(t, st.post(keyFull, "graft", `{"id": "concepts/tide", "patch": {"set_frontmatter": {"summary": "Tides on this coast follow the Moon, two highs daily."}}}`))
 
-	e := envelope(t, st.do("POST", "/v1/admin/pull", keyFull, body+`}`), 409, vine.EConflict)
+	e = envelope(t, st.do("POST", "/v1/admin/pull", keyFull, body+`}`), 409, vine.EConflict)
 	assert.Contains(t, e["nodes"], "concepts/tide") // and its branch index, whose entry line carries the summary
 	assert.Contains(t, e["hint"], "--prefer")
 	pulled := ok(t, st.do("POST", "/v1/admin/pull", keyFull, body+`,"prefer":"theirs"}`))
