@@ -137,3 +137,13 @@ func TestServeFollowsAnOrigin(t *testing.T) {
 		t.Fatal("serve did not shut down on cancel")
 	}
 }
+
+// A replica that records another origin is not silently followed.
+func TestServeFollowRefusesAnotherOrigin(t *testing.T) {
+	dir, _ := testforest.Fixture(t)
+	code, out, errOut := runCLI(t, "", "remote", "set", "origin", gittest.FileURL(gittest.Bare(t)), "--forest", dir)
+	require.Equal(t, exitOK, code, out+errOut)
+	code, out, _ = runCLI(t, "", "serve", "--forest", dir, "--follow", gittest.FileURL(gittest.Bare(t)))
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, out, "does not record")
+}

@@ -526,7 +526,7 @@ func (c serveConfig) observability(o *rest.Options, log *slog.Logger) {
 func cloneReplica(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	if isDir(c.root) {
 		if ents, err := os.ReadDir(c.root); err == nil && len(ents) > 0 {
-			return nil
+			return sameOrigin(ctx, c)
 		}
 	}
 	res, err := vine.Clone(ctx, c.follow, c.root, c.remote)
@@ -535,6 +535,29 @@ func cloneReplica(ctx context.Context, c serveConfig, log *slog.Logger) error {
 	}
 	log.Info("cloned the replica", "dir", res.Dir, "head", res.Head, "nodes", res.Nodes, "payloads_missing", len(res.PayloadsMissing))
 	return nil
+}
+
+// sameOrigin refuses to follow URL with a replica that records another
+// origin: the follower fetches the remote the forest names.
+func sameOrigin(ctx context.Context, c serveConfig) error {
+	v, err := vine.Open(ctx, c.root, &vine.Options{ReadOnly: true, SkipAutoIndex: true})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	rs, err := v.Remotes()
+	if err != nil {
+		return err
+	}
+	name := firstOf(c.remote.Remote, "origin")
+	for _, r := range rs {
+		if r.Name == name && r.URL == c.follow {
+			return nil
+		}
+	}
+	return &vine.Error{Code: vine.ESchema,
+		Message: fmt.Sprintf("the forest at %s does not record %s as its remote %q", c.root, c.follow, name),
+		Hint:    "set it first (vine remote set " + name + " URL --forest DIR), or follow into a new directory"}
 }
 
 // follow keeps the replica in step with its origin until ctx ends.
