@@ -312,6 +312,7 @@ func (v *Vine) pull(ctx context.Context, op string, opts PullOptions) (*PullResu
 		}
 	}
 	res.Written, res.Removed = nodeIDs(written), nodeIDs(removed)
+	v.pruneEmptyDirs(removed)
 	// The pull has landed: the catalog follows even if the caller gives
 	// up now, or it would lag the files until a reindex.
 	if _, _, err := v.again(context.WithoutCancel(ctx), written, removed); err != nil {
@@ -406,6 +407,20 @@ func (v *Vine) applyPull(ctx context.Context, s *remoteState, op string, plan *g
 		v.log.Error("intent log not ended; the next open settles it", "err", err)
 	}
 	return head, nil
+}
+
+// pruneEmptyDirs removes the folders a landed pull emptied, as a git
+// checkout does, so a pulled forest and a fresh clone hold the same tree.
+func (v *Vine) pruneEmptyDirs(removed []string) {
+	for _, p := range removed {
+		dir := filepath.Dir(filepath.Join(v.root.Dir(), filepath.FromSlash(p)))
+		for dir != v.root.Dir() && strings.HasPrefix(dir, v.root.Dir()) {
+			if os.Remove(dir) != nil { // not empty, or gone: stop
+				break
+			}
+			dir = filepath.Dir(dir)
+		}
+	}
 }
 
 // applyChange writes (or removes) one file of a pull, noting it first.
