@@ -111,3 +111,45 @@ func TestCheckURL(t *testing.T) {
 		assert.Equal(t, c.ok, err == nil, "%q: %v", c.url, err)
 	}
 }
+
+// TestGitBinaryAgreesWithAMerge: after a merge lands, git reads the merge
+// commit (both parents, the merged tree), finds the repository sound and
+// the worktree clean against the rebuilt index. Skips without git.
+func TestGitBinaryAgreesWithAMerge(t *testing.T) {
+	ctx := context.Background()
+	origin, o := newForest(t)
+	writeFile(t, origin, "a.md", "a base")
+	writeFile(t, origin, "b.md", "b base")
+	_, err := o.Commit(ctx, Message{Subject: "base"}, []string{"a.md", "b.md"}, nil, at(1))
+	require.NoError(t, err)
+	clone := filepath.Join(t.TempDir(), "clone")
+	r, err := Clone(ctx, "file://"+origin, clone, RemoteOptions{})
+	require.NoError(t, err)
+	commitAll(t, origin, o, map[string]string{"a.md": "a theirs", "n/new.md": "new"})
+	commitAll(t, clone, r, map[string]string{"b.md": "b ours"})
+
+	f, err := r.Fetch(ctx, RemoteOptions{})
+	require.NoError(t, err)
+	p, err := r.PlanMerge(f.Commit, PreferNone)
+	require.NoError(t, err)
+	require.Equal(t, Merge, p.Kind)
+	for _, c := range p.Changes {
+		data, err := r.Blob(c.Hash)
+		require.NoError(t, err)
+		writeFile(t, clone, c.Path, string(data))
+	}
+	head, err := r.FinishMerge(ctx, p, Message{Subject: "pull(origin): merge origin/main"}, at(3))
+	require.NoError(t, err)
+
+	assert.Equal(t, []string{head}, lines(gitCmd(t, clone, "rev-parse", "HEAD")))
+	parents := lines(gitCmd(t, clone, "log", "-1", "--format=%P"))
+	assert.Equal(t, []string{p.Ours + " " + p.Theirs}, parents)
+	gitCmd(t, clone, "fsck", "--strict")
+	assert.Empty(t, lines(gitCmd(t, clone, "status", "--porcelain")), "the index matches the worktree")
+	assert.Equal(t, []string{"a theirs"}, lines(gitCmd(t, clone, "show", "HEAD:a.md")))
+	assert.Equal(t, []string{"b ours"}, lines(gitCmd(t, clone, "show", "HEAD:b.md")))
+
+	// The next commit builds on the merge.
+	commitAll(t, clone, r, map[string]string{"b.md": "b later"})
+	assert.Equal(t, []string{head}, lines(gitCmd(t, clone, "log", "-1", "--format=%P")))
+}
