@@ -376,3 +376,33 @@ func gitIndex(t *testing.T, dir string) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// A pull never overwrites a file edited by hand and not committed: it is
+// refused E_CONFLICT naming the file, which keeps its bytes.
+func TestPullRefusesToOverwriteUncommittedEdits(t *testing.T) {
+	ctx := context.Background()
+	o := newOrigin(t, "file")
+	a, _, _ := cloneT(t, o, "a")
+	b, bDir, _ := cloneT(t, o, "b")
+	plantRemoteNote(t, a, "operations/buoy-log", "operations/_index", "Buoy log of the harbour mouth, read every morning.")
+	_, err := a.Push(ctx, RemoteOptions{})
+	require.NoError(t, err)
+	index := filepath.Join(bDir, "operations", "_index.md")
+	data, err := os.ReadFile(index)
+	require.NoError(t, err)
+	edited := append(data, []byte("\nA line typed by hand.\n")...)
+	require.NoError(t, os.WriteFile(index, edited, 0o644))
+	head := testforest.Head(t, bDir)
+
+	_, err = b.Pull(ctx, PullOptions{})
+	var e *Error
+	require.True(t, errors.As(err, &e), "%v", err)
+	assert.Equal(t, EConflict, e.Code)
+	assert.Contains(t, e.Message, "operations/_index.md")
+	assert.Contains(t, e.Message, "uncommitted")
+	got, err := os.ReadFile(index)
+	require.NoError(t, err)
+	assert.Equal(t, edited, got, "the hand edit is kept")
+	assert.Equal(t, head, testforest.Head(t, bDir))
+	assert.NoFileExists(t, filepath.Join(bDir, "operations", "buoy-log.md"))
+}
