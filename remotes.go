@@ -116,7 +116,11 @@ func cmpOr(a, b string) string {
 // missingPayloads lists, by id, the nodes whose local payload file is
 // absent (remote URIs are fetched on demand and never count).
 func (v *Vine) missingPayloads(ctx context.Context) ([]string, error) {
-	rows, err := v.cat.DB().QueryContext(ctx, "SELECT id, payload FROM nodes WHERE payload IS NOT NULL AND payload != '' ORDER BY id")
+	st, err := v.stmts.Prepare(ctx, "SELECT id, payload FROM nodes WHERE payload IS NOT NULL AND payload != '' ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx)
 	if err != nil {
 		return nil, err
 	}
