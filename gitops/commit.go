@@ -395,9 +395,9 @@ func (r *Repo) refuseUnchanged(c *indexCache, tree, parent plumbing.Hash) error 
 		same = c.tree == tree
 	default:
 		hc, err := object.GetCommit(r.st, parent)
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			// In a commit pack of ours the write storage has not indexed
-			// (writeCommitPack).
+		if err != nil {
+			// In a pack of ours the write storage has not indexed, or
+			// listed in one a rewrite has deleted since (pack.go).
 			r.st.Reindex()
 			hc, err = object.GetCommit(r.st, parent)
 		}

@@ -123,7 +123,7 @@ func (p *pending) note(o newObject, z []byte, zw *zlib.Writer) error {
 	}
 	if z == nil {
 		var err error
-		if z, err = deflate(zw, body); err != nil {
+		if z, err = deflate(zw, body, false); err != nil {
 			return err
 		}
 	}
@@ -134,9 +134,23 @@ func (p *pending) note(o newObject, z []byte, zw *zlib.Writer) error {
 	return nil
 }
 
-// deflate is data as a zlib stream, written with zw.
-func deflate(zw *zlib.Writer, data []byte) ([]byte, error) {
+// entryOverhead bounds a pack entry's header: type and size, and an
+// OFS_DELTA's distance.
+const entryOverhead = 20
+
+// deflate is data as a zlib stream, written with zw; stored says zw
+// stores without compressing.
+func deflate(zw *zlib.Writer, data []byte, stored bool) ([]byte, error) {
 	var buf bytes.Buffer
+	// Growing by doubling dominated large objects, so make room at once:
+	// all of data when stored (plus 5 bytes per 64 KiB block and zlib's
+	// 6), half when compressed (text compresses better; the round keeps
+	// whatever room is left over until it ends).
+	if stored {
+		buf.Grow(len(data) + len(data)>>14 + 16)
+	} else {
+		buf.Grow(len(data)/2 + 64)
+	}
 	zw.Reset(&buf)
 	_, err := zw.Write(data)
 	if err := errors.Join(err, zw.Close()); err != nil {
@@ -158,21 +172,27 @@ func (r *Repo) writeCommitPack() error {
 		r.zw, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
 		r.zstore, _ = zlib.NewWriterLevel(nil, zlib.NoCompression)
 	}
-	w := newPackWriter(len(r.batch))
 	zs := make([][]byte, len(r.batch))
+	keep := make([]bool, len(r.batch))
+	size := 0
 	for i, o := range r.batch {
 		zw := r.zw
 		if len(o.data) > storeAbove {
 			zw = r.zstore
 		}
-		z, err := deflate(zw, o.data)
+		z, err := deflate(zw, o.data, zw == r.zstore)
 		if err != nil {
 			return err
 		}
-		if zw == r.zw {
-			zs[i] = z
+		zs[i], keep[i] = z, zw == r.zw
+		size += len(z)
+	}
+	w := newPackWriter(len(r.batch), size)
+	for i, o := range r.batch {
+		w.add(o.hash, o.typ, len(o.data), 0, zs[i])
+		if !keep[i] {
+			zs[i] = nil // stored, not compressed: the round compresses it again
 		}
-		w.add(o.hash, o.typ, len(o.data), 0, z)
 	}
 	name, err := w.install(r.packDir())
 	if err != nil {
@@ -205,7 +225,7 @@ func (r *Repo) maybeRewrite() {
 	case len(p.commits) < packsPerRewrite && p.commitBytes < commitPackBytes && p.bytes < packAfter:
 		return
 	}
-	w := newPackWriter(len(p.objs))
+	w := newPackWriter(len(p.objs), p.bytes)
 	for _, o := range p.objs {
 		w.add(o.hash, o.typ, o.size, w.offsets[o.base], o.z)
 	}
@@ -221,10 +241,22 @@ func (r *Repo) maybeRewrite() {
 		p.doomed = p.commits
 	}
 	p.commits, p.commitBytes, p.round = nil, 0, name
-	if p.bytes >= packAfter { // the round ends; its pack stays
-		p.objs, p.has, p.bases, p.bytes, p.round = nil, nil, nil, 0, ""
+	if p.bytes < packAfter {
+		// The round goes on and answers for its objects (putObject), so
+		// the write storage need not index its new pack: reindexing every
+		// pack on every rewrite cost more than the rewrite itself. What
+		// the storage still lists of the doomed packs, the round pack
+		// holds too; a read through a pack gone since is retried after a
+		// reindex (refuseUnchanged).
+		if fi, err := os.Stat(r.packDir()); err == nil {
+			r.packs = fi.ModTime()
+		}
+		return
 	}
-	r.packs = time.Time{} // the write storage indexes the packs again
+	// The round ends and its pack stays: from now on the write storage
+	// answers for the round's objects, so it indexes the packs again.
+	p.objs, p.has, p.bases, p.bytes, p.round = nil, nil, nil, 0, ""
+	r.packs = time.Time{}
 }
 
 // removePack deletes a pack and its index, the pack first (see install).
@@ -241,8 +273,11 @@ type packWriter struct {
 	err     error
 }
 
-func newPackWriter(n int) *packWriter {
+// newPackWriter starts a pack of n entries whose compressed bodies total
+// about size bytes: growing the buffer by doubling cost more than writing.
+func newPackWriter(n, size int) *packWriter {
 	w := &packWriter{offsets: make(map[plumbing.Hash]int, n)}
+	w.buf.Grow(12 + size + n*entryOverhead + sha1.Size)
 	w.buf.WriteString("PACK")
 	w.buf.Write(binary.BigEndian.AppendUint32(nil, 2))
 	w.buf.Write(binary.BigEndian.AppendUint32(nil, uint32(n)))

@@ -163,8 +163,28 @@ const readerCacheSize = 32 * cache.MiByte
 // mutex; git's write-then-rename discipline makes what they see consistent.
 // The views share one object cache (objects are immutable), so repeated
 // history reads do not go back to disk.
-func (r *Repo) reader() *filesystem.Storage {
-	return filesystem.NewStorage(r.dot, r.objs)
+func (r *Repo) reader() *readStore {
+	return &readStore{filesystem.NewStorage(r.dot, r.objs)}
+}
+
+// readStore is a reader's view. A view lists the packs once, at its first
+// object read, and a listing taken while a writer renames a new pack into
+// the directory was seen to miss a pack installed before it: the view then
+// failed to find the commit HEAD already named. So an object not found is
+// looked for once more, after listing the packs again. Not finding is rare
+// (a shallow clone's boundary), so the second listing costs nothing on the
+// paths that matter.
+type readStore struct{ *filesystem.Storage }
+
+// EncodedObject reads an object, listing the packs again before it says
+// the object is not there.
+func (s *readStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := s.Storage.EncodedObject(t, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		s.Reindex()
+		o, err = s.Storage.EncodedObject(t, h)
+	}
+	return o, err
 }
 
 // Head is the full sha of the commit HEAD points at, or "" while the branch

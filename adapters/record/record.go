@@ -73,8 +73,23 @@ type Call struct {
 	// CostUSD is the spend of a priced model call; on a Cache row, the
 	// cost avoided. Nil when nothing was priced.
 	CostUSD *float64
-	// Via is "ext:<id>" when an extension acted for the principal.
+	// Via is "ext:<id>" (built by [Via] only) when an extension was in
+	// the call's path; Principal stays whoever asked. Empty otherwise,
+	// and on rows written before the column existed: absent, never "no
+	// extension".
 	Via string
+}
+
+// ViaPrefix begins every Via value.
+const ViaPrefix = "ext:"
+
+// Via is the one builder of Call.Via: "ext:<id>" for the extension id
+// that acted, "" when id is empty (no extension in the path).
+func Via(id string) string {
+	if id == "" {
+		return ""
+	}
+	return ViaPrefix + id
 }
 
 // Recorder keeps audit rows. Record must return promptly whatever

@@ -53,8 +53,13 @@ type adminCall struct {
 // note audits a governance act of the caller, unless it is a step of a
 // request that writes its own row.
 func (s *Server) note(c adminCall, forest, action string, args map[string]any, result record.Result) {
+	s.noteVia(c, forest, action, "", args, result)
+}
+
+// noteVia is note for an act an extension (id via) was in the path of.
+func (s *Server) noteVia(c adminCall, forest, action, via string, args map[string]any, result record.Result) {
 	if !c.quiet {
-		s.govern(c.r, c.who.Name, forest, action, args, result)
+		s.governVia(c.r, c.who.Name, forest, action, via, args, result)
 	}
 }
 

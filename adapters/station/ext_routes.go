@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/adapters/internal/wire"
@@ -91,11 +91,12 @@ func (s *Server) extRoute(w http.ResponseWriter, r *http.Request) {
 	if len(data) == 0 {
 		body = json.RawMessage("{}")
 	}
-	call := ext.Call{Forest: forestID, Principal: who.Name, Auth: who}
+	caller := newCaller(who)
+	call := ext.Call{Forest: forestID, Principal: who.Name, Auth: caller}
 	out, err := wk.Call(ext.WithCall(r.Context(), call), call, ext.SeamRoutes, handler, map[string]any{"forest": forestID, "body": body})
-	s.govern(r, who.Name, forestID, "ext."+id+"."+name, map[string]any{"via": "ext:" + id}, outcome(err))
+	s.governVia(r, who.Name, forestID, "ext."+id+"."+name, id, nil, outcome(err))
 	if err != nil {
-		s.api.Refuse(w, op, err)
+		s.refuseExtCall(w, op, caller, err)
 		return
 	}
 	s.api.WriteJSON(w, op, http.StatusOK, out)
@@ -148,8 +149,8 @@ func (s *Server) unknownExtRoute(who *keys.Principal) error {
 type extHost struct{ s *Server }
 
 func (h extHost) CallVine(ctx context.Context, call ext.Call, name string, args json.RawMessage) (json.RawMessage, error) {
-	who, ok := call.Auth.(*keys.Principal)
-	if !ok || who == nil {
+	who := callerOf(call)
+	if who == nil {
 		return nil, &vine.Error{Code: vine.EForbidden, Message: "this call carries no caller to act for",
 			Hint: "extensions call primitives only while serving a person's act"}
 	}
@@ -163,8 +164,9 @@ func (h extHost) CallVine(ctx context.Context, call ext.Call, name string, args 
 // Complete calls the model the call's forest binds to role: the
 // extension names a role, never an endpoint or a key (a bound caller,
 // spec 11 §4). req is {messages: [{role, content}], max_tokens?}; the
-// answer is {content, finish_reason, usage}. The call is audited as
-// model.<role> for the person the act served, with via.
+// answer is {content, finish_reason, usage}. The extension's quota on
+// the forest is checked first (extModelCall); the call is audited as
+// model.<role> for the person the act served, with via and its cost.
 func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req json.RawMessage) (json.RawMessage, error) {
 	var r struct {
 		Messages  []model.Message `json:"messages"`
@@ -182,17 +184,19 @@ func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req j
 	if r.MaxTokens > 0 && (maxTokens == 0 || r.MaxTokens < maxTokens) {
 		maxTokens = r.MaxTokens
 	}
-	start := time.Now()
-	reply, err := client.Complete(ctx, r.Messages, maxTokens)
-	ms := time.Since(start).Milliseconds()
-	args := map[string]any{"via": "ext:" + call.Ext, "model": m.Model, "model_ms": ms}
-	if reply != nil {
-		args["prompt_tokens"], args["completion_tokens"] = reply.PromptTokens, reply.CompletionTokens
-	}
-	h.s.audit.Record(ctx, record.Call{Time: h.s.now(), Principal: firstNonEmpty(call.Principal, "-"), Forest: call.Forest,
-		Primitive: "model." + role, Args: record.DigestValues("model."+role, args), Result: outcome(err)})
+	var reply *llamacpp.Reply
+	err := h.s.extModelCall(ctx, call, role, m, func() (*usage, error) {
+		var err error
+		if reply, err = client.Complete(ctx, r.Messages, maxTokens); err == nil && reply == nil {
+			err = errors.New("the model answered nothing")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &usage{reply.PromptTokens, reply.CompletionTokens}, nil
+	})
 	if err != nil {
-		return nil, envelope.New(envelope.ExtWorker, "models.complete: "+err.Error(), "")
+		return nil, err
 	}
 	return json.Marshal(map[string]any{"content": reply.Content, "finish_reason": reply.FinishReason,
 		"usage": map[string]int{"prompt_tokens": reply.PromptTokens, "completion_tokens": reply.CompletionTokens}})
@@ -201,8 +205,8 @@ func (h extHost) Complete(ctx context.Context, call ext.Call, role string, req j
 // Transcribe sends an audio file to the model the call's forest binds to
 // role, through the same bound caller as Complete. audio is a path the
 // host handed this call (the worker refused any other before it got
-// here); req is {language?, prompt?}; the answer is {text}. The call is
-// audited as model.<role> for the person the act served, with via.
+// here); req is {language?, prompt?}; the answer is {text}. Quota and
+// audit as Complete; a transcription is unpriced (no per-token price).
 func (h extHost) Transcribe(ctx context.Context, call ext.Call, role, audio string, req json.RawMessage) (json.RawMessage, error) {
 	var opt llamacpp.TranscribeOptions
 	if len(req) > 0 && string(req) != "null" {
@@ -222,14 +226,16 @@ func (h extHost) Transcribe(ctx context.Context, call ext.Call, role, audio stri
 		return nil, envelope.New(envelope.NotFound, "models.transcribe: audio: the file handed to this call is gone", "")
 	}
 	defer f.Close()
-	start := time.Now()
-	heard, err := client.Transcribe(ctx, filepath.Base(audio), f, opt)
-	ms := time.Since(start).Milliseconds()
-	args := map[string]any{"via": "ext:" + call.Ext, "model": m.Model, "model_ms": ms}
-	h.s.audit.Record(ctx, record.Call{Time: h.s.now(), Principal: firstNonEmpty(call.Principal, "-"), Forest: call.Forest,
-		Primitive: "model." + role, Args: record.DigestValues("model."+role, args), Result: outcome(err)})
+	var heard *llamacpp.Transcription
+	err = h.s.extModelCall(ctx, call, role, m, func() (*usage, error) {
+		var err error
+		if heard, err = client.Transcribe(ctx, filepath.Base(audio), f, opt); err == nil && heard == nil {
+			err = errors.New("the model answered nothing")
+		}
+		return nil, err // audio is not priced per token: unpriced
+	})
 	if err != nil {
-		return nil, envelope.New(envelope.ExtWorker, "models.transcribe: "+err.Error(), "")
+		return nil, err
 	}
 	return json.Marshal(map[string]string{"text": heard.Text})
 }
@@ -288,8 +294,16 @@ func (t extTools) Call(ctx context.Context, who *keys.Principal, tool, forestID 
 			if h.Name != tool {
 				continue
 			}
-			call := ext.Call{Forest: forestID, Principal: who.Name, Auth: who}
+			call := ext.Call{Forest: forestID, Principal: who.Name, Auth: newCaller(who)}
 			out, err := w.Call(ext.WithCall(ctx, call), call, ext.SeamTools, h.HandlerName(), map[string]any{"args": args})
+			// The MCP surface does not record extension tools: the row
+			// is the host's, with the extension that acted.
+			row := record.Call{Time: t.s.now(), Principal: who.Name, Forest: forestID, Primitive: tool,
+				Args: record.Args{}, Result: record.OK, Size: int64(len(out)), Via: record.Via(w.ID())}
+			if err != nil {
+				row.Result, row.ErrorCode = record.Error, string(vine.CodeOf(err))
+			}
+			t.s.audit.Record(ctx, row)
 			return out, true, err
 		}
 	}

@@ -64,6 +64,9 @@ func TestExtensionTranscribes(t *testing.T) {
 			Principal string         `json:"principal"`
 			Primitive string         `json:"primitive"`
 			Args      map[string]any `json:"args"`
+			Via       string         `json:"via"`
+			ModelMS   *float64       `json:"model_ms"`
+			CostUSD   *float64       `json:"cost_usd"`
 		} `json:"entries"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(trail.body), &rows))
@@ -72,7 +75,9 @@ func TestExtensionTranscribes(t *testing.T) {
 		if e.Primitive == "model.listen_stt" {
 			model++
 			assert.Equal(t, "olga", e.Principal, "the row names the person the conversion served (F.177)")
-			assert.Equal(t, "ext:listen", e.Args["via"])
+			assert.Equal(t, "ext:listen", e.Via)
+			assert.NotNil(t, e.ModelMS)
+			assert.Nil(t, e.CostUSD, "audio has no per-token price: unpriced, never $0.00")
 		}
 	}
 	assert.Equal(t, 1, model, trail.body)

@@ -98,6 +98,8 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"POST", "/v1/admin/extensions/config", map[string]any{"ext": "org", "values": map[string]any{}}, []string{}},
 		{"GET", "/v1/admin/extensions/jobs" + q, nil, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/extensions/jobs", map[string]any{"forest": forestID, "job": "none"}, []string{}},
+		{"GET", "/v1/admin/extensions/quota?ext=org&forest=" + forestID, nil, []string{"owner", "admin"}},
+		{"POST", "/v1/admin/extensions/quota", map[string]any{"ext": "org", "forest": forestID, "ceiling": 1}, []string{}}, // not installed: 404 for the owner, 403 for the rest
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

@@ -35,7 +35,7 @@ import (
 
 // extensionRoutes are the extension routes, appended to routes().
 func (s *Server) extensionRoutes() []rest.Route {
-	return []rest.Route{
+	return append([]rest.Route{
 		{Method: "GET", Path: "/v1/admin/extensions", Op: "admin.extensions", Summary: "the installed extensions", Auth: true, Handler: s.admin(s.listExtensions)},
 		{Method: "POST", Path: "/v1/admin/extensions", Op: "admin.extension", Summary: "plan, install, update or remove an extension", Auth: true, Handler: s.admin(s.changeExtension)},
 		{Method: "GET", Path: "/v1/admin/extensions/enablement", Op: "admin.extensions.enablement", Summary: "what a forest enables and expects", Auth: true, Handler: s.admin(s.extEnablement)},
@@ -44,7 +44,7 @@ func (s *Server) extensionRoutes() []rest.Route {
 		{Method: "POST", Path: "/v1/admin/extensions/config", Op: "admin.extension.config", Summary: "change an extension's settings", Auth: true, Handler: s.admin(s.setExtConfig)},
 		{Method: "GET", Path: "/v1/admin/extensions/jobs", Op: "admin.extensions.jobs", Summary: "the jobs a forest's extensions offer", Auth: true, Handler: s.admin(s.extJobs)},
 		{Method: "POST", Path: "/v1/admin/extensions/jobs", Op: "admin.extension.job", Summary: "run an extension's job on a forest", Auth: true, Handler: s.admin(s.runExtJob)},
-	}
+	}, s.quotaRoutes()...)
 }
 
 // extEntry is one extension as a listing shows it; the provenance
@@ -203,7 +203,11 @@ func (s *Server) changeExtension(c adminCall) {
 	action := text(m, "action")
 	args := map[string]any{"action": action, "source": text(m, "source"), "id": text(m, "id")}
 	status, out, err := s.doExtension(c, action, m)
-	s.note(c, "", "extension."+action, args, outcome(err))
+	via := "" // the extension installed is in the path of the act; a plan installs nothing
+	if res, ok := out.(map[string]any); ok && (action == "install" || action == "update") {
+		via, _ = res["id"].(string)
+	}
+	s.noteVia(c, "", "extension."+action, via, args, outcome(err))
 	if err != nil {
 		s.api.Refuse(c.w, op, err)
 		return
@@ -544,7 +548,7 @@ func (s *Server) extGardener(ctx context.Context, forestID string) ([]gardener.C
 	var hooks []gardener.NamedHook
 	call := ext.Call{Forest: forestID}
 	if who := rest.CallerOf(ctx); who != nil {
-		call.Principal, call.Auth = who.Name, who
+		call.Principal, call.Auth = who.Name, newCaller(who)
 	}
 	for _, w := range s.loadFor(forestID) {
 		for _, conv := range w.Converters() {
@@ -640,11 +644,12 @@ func (s *Server) runExtJob(c adminCall) {
 		return
 	}
 	w := matches[0]
-	call := ext.Call{Forest: f, Principal: c.who.Name, Auth: c.who}
+	caller := newCaller(c.who)
+	call := ext.Call{Forest: f, Principal: c.who.Name, Auth: caller}
 	out, err := w.Call(ext.WithCall(c.r.Context(), call), call, ext.SeamJobs, handler, map[string]any{"forest": f})
-	s.note(c, f, "ext."+w.ID()+"."+name, map[string]any{"via": "ext:" + w.ID()}, outcome(err))
+	s.noteVia(c, f, "ext."+w.ID()+"."+name, w.ID(), nil, outcome(err))
 	if err != nil {
-		s.api.Refuse(c.w, op, err)
+		s.refuseExtCall(c.w, op, caller, err)
 		return
 	}
 	s.api.WriteJSON(c.w, op, http.StatusOK, map[string]any{"ext": w.ID(), "job": name, "result": out})

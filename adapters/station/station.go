@@ -25,6 +25,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/audit"
 	"github.com/monkeyllm/vine/adapters/station/providers"
+	"github.com/monkeyllm/vine/adapters/station/quota"
 	"github.com/monkeyllm/vine/adapters/station/registry"
 	"github.com/monkeyllm/vine/adapters/station/webhooks"
 	"github.com/monkeyllm/vine/adapters/studio"
@@ -136,6 +137,7 @@ type Server struct {
 	shares   shareDesk
 	exts     *worker.Pool // the extension workers; nil without an install home
 	extEv    *extEvents   // the events seam's queue; nil without an install home
+	quotas   *quota.Store // what extensions may spend on models, per forest
 
 	bootstrap *registry.Minted // minted at this boot, for the announcement
 }
@@ -219,6 +221,10 @@ func (s *Server) openRegistry(ctx context.Context) error {
 	}
 	if s.models, err = providers.Open(ctx, s.reg.DB(), providers.Options{Now: s.opt.Now, RepairedFrom: s.reg.RepairedFrom(),
 		Env: s.opt.EnvProviders, AllowPrivate: s.opt.AllowPrivateDestinations}); err != nil {
+		errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close())
+		return err
+	}
+	if s.quotas, err = quota.Open(ctx, s.reg.DB(), &quota.Options{Now: s.opt.Now}); err != nil {
 		errors.Join(s.hooks.Close(), s.audit.Close(), s.reg.Close())
 		return err
 	}
@@ -372,6 +378,12 @@ func (g granter) GrantAll(ctx context.Context, principal, forest string) error {
 // govern writes the audit row of a governance act (09 §9, J.4.1), which
 // no surface records for the host: never a secret in args.
 func (s *Server) govern(r *http.Request, principal, forest, action string, args map[string]any, result record.Result) {
+	s.governVia(r, principal, forest, action, "", args, result)
+}
+
+// governVia is govern for an act an extension was in the path of: via is
+// the extension's id (record.Via builds the column), "" for none.
+func (s *Server) governVia(r *http.Request, principal, forest, action, via string, args map[string]any, result record.Result) {
 	if forest == "" {
 		forest = record.NoForest
 	}
@@ -379,5 +391,5 @@ func (s *Server) govern(r *http.Request, principal, forest, action string, args 
 		principal = "-"
 	}
 	s.audit.Record(r.Context(), record.Call{Time: s.now(), Principal: principal, Forest: forest, Primitive: action,
-		Args: record.DigestValues(action, args), Result: result})
+		Args: record.DigestValues(action, args), Result: result, Via: record.Via(via)})
 }

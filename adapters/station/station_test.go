@@ -68,6 +68,7 @@ type reply struct {
 	status int
 	body   string
 	json   map[string]any
+	hdr    http.Header
 }
 
 func (ts *testStation) call(method, path, key string, body any) reply {
@@ -90,12 +91,14 @@ func (ts *testStation) call(method, path, key string, body any) reply {
 	require.NoError(ts.t, err)
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
-	a := reply{status: res.StatusCode, body: string(data)}
+	a := reply{status: res.StatusCode, body: string(data), hdr: res.Header}
 	_ = json.Unmarshal(data, &a.json)
 	return a
 }
 
 func (a reply) str(key string) string { s, _ := a.json[key].(string); return s }
+
+func (a reply) header(name string) string { return a.hdr.Get(name) }
 
 // owner runs setup and returns the owner's session key.
 func (ts *testStation) owner() string {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -163,6 +164,7 @@ func extensionsConsole(t *testing.T, ctx context.Context, _ string) {
 	// A job of an enabled extension runs when its admin presses Run.
 	do(t, ctx, "extensions-job", press(`[data-run-job="peek.census"]`), waitFor(`document.querySelector('[data-job-result="peek.census"] pre')`))
 	assert.Contains(t, text(t, ctx, `[data-job-result="peek.census"]`), `"coverage"`)
+	auditVia(t, ctx, base, key, page)
 	do(t, ctx, "extensions-disable", press(`[data-enable="peek"]`),
 		waitFor(`(b => b && !b.checked && !b.disabled)(document.querySelector('[data-enable="peek"]'))`))
 	assert.Empty(t, enabled())
@@ -256,4 +258,27 @@ func uploadAndRemove(t *testing.T, ctx context.Context, base, key, page, tree st
 	assert.Contains(t, text(t, ctx, `[data-removed="peek"]`), "quarantine")
 	assert.Empty(t, apiJSON(t, "GET", base+"/v1/admin/extensions", key, nil, http.StatusOK)["extensions"])
 	themed(t, ctx, "extensions-removed")
+}
+
+// auditVia: the job's audit row names the extension in the Audit
+// console's via column, and the via filter keeps its rows only; a row no
+// extension acted in shows an empty cell, never "no extension".
+func auditVia(t *testing.T, ctx context.Context, base, key, page string) {
+	require.Eventually(t, func() bool {
+		rows, _ := apiJSON(t, "GET", base+"/v1/admin/audit?via=ext:peek", key, nil, http.StatusOK)["entries"].([]any)
+		return len(rows) > 0
+	}, time.Minute, 100*time.Millisecond, "the job's row is recorded")
+	do(t, ctx, "extensions-audit-via", chromedp.Navigate(base+"/f/"+forestID+"/audit?via=ext:peek"),
+		waitFor(`document.querySelector('tr[data-row] td[data-via]')`))
+	assert.Equal(t, "ext:peek", eval[string](t, ctx, `document.querySelector('select[name="via"]').value`))
+	vias := eval[[]string](t, ctx, `[...document.querySelectorAll('tr[data-row] td[data-via]')].map(td => td.textContent)`)
+	require.NotEmpty(t, vias)
+	for _, v := range vias {
+		assert.Equal(t, "ext:peek", v)
+	}
+	assert.Contains(t, eval[[]string](t, ctx, `[...document.querySelectorAll('table.audit th')].map(th => th.textContent)`), "Extension")
+	do(t, ctx, "extensions-audit-all", chromedp.Navigate(base+"/f/"+forestID+"/audit"),
+		waitFor(`document.querySelector('tr[data-row="`+owner+`"] td[data-via=""]')`))
+	assert.Empty(t, text(t, ctx, `tr[data-row] td[data-via=""]`))
+	do(t, ctx, "extensions-back", chromedp.Navigate(page), waitFor(`document.querySelector('[data-enable="peek"]')`))
 }

@@ -14,6 +14,13 @@ import (
 	"testing"
 )
 
+// Hostile is the import path of the extension that misbehaves on
+// purpose (testdata/hostile): its converters crash (.txt), raise (.md)
+// and hang (.csv); its ranking reverses harvest's order, or hangs or
+// floods when the question says so; its tools hang, flood, crash, pick
+// an id as the caller and ask the host for a path it was not given.
+const Hostile = "github.com/monkeyllm/vine/internal/exttest/testdata/hostile"
+
 var (
 	mu    sync.Mutex
 	built = map[string]string{} // import path -> built executable

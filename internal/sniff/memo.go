@@ -229,8 +229,11 @@ func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed
 // validRows reads term's valid memo rows of the candidates (ids, a JSON
 // list of n): the lines of a match (line numbers only where the column is
 // there), nil for a recorded non-match. The memo's bookkeeping says how
-// many rows the term has: none is no read at all, fewer than the
+// many rows the term has: none is no read at all, fewer than twice the
 // candidates are read whole, else the candidates are looked up by key.
+// Reading the term's rows in key order costs about half of looking each
+// candidate up (at 100,000 nodes, 1.3–2.5 s against 3.5–4.8 s for as many
+// rows as candidates), so the whole read wins up to about twice as many.
 func (e *Engine) validRows(ctx context.Context, term, ids string, n int, cand map[string]string) (map[string][]Line, error) {
 	out := map[string][]Line{}
 	stored, err := e.count(ctx, "SELECT coalesce((SELECT rows FROM sniff_terms WHERE term = ?), -1)", term)
@@ -245,7 +248,7 @@ func (e *Engine) validRows(ctx context.Context, term, ids string, n int, cand ma
 		"CROSS JOIN sniff_memo AS m ON m.term = ? AND m.node_id = j.value " +
 		"JOIN nodes ON nodes.id = m.node_id AND nodes.body_hash != '' AND m.body_hash = nodes.body_hash"
 	args := []any{ids, term}
-	if stored > 0 && stored < n {
+	if stored > 0 && stored < 2*n {
 		q = "SELECT nodes.id, m.lines = '[]', " + col + " FROM sniff_memo m JOIN nodes ON " + validMemo
 		args = []any{term}
 	}

@@ -114,6 +114,10 @@ type Server struct {
 	// file's name, size and first line, so a test can tell which audio it
 	// was sent.
 	Hear func(name, model string, audio []byte) string
+	// Pricing, when set before the first request, is the per-token
+	// price GET /models states for Model, in OpenRouter's form
+	// ({"prompt": "0.000002", "completion": "0.000004"}); nil states none.
+	Pricing map[string]string
 
 	reply Replier
 	mu    sync.Mutex
@@ -251,7 +255,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"object": "list",
-		"data": []any{map[string]any{"id": s.Model, "object": "model"}}})
+		"data": []any{map[string]any{"id": s.Model, "object": "model", "pricing": s.Pricing}}})
 }
 
 // Vector is the server's embedding of text: dims positive components

@@ -44,5 +44,5 @@ func ExampleLog() {
 	out, _ := json.Marshal(page)
 	fmt.Println(string(out))
 	// Output:
-	// {"entries":[{"ts":"2026-08-31T09:00:00Z","principal":"ana","forest":"acme","primitive":"look","args":{"id":"notes/tide"},"result":"ok","size":512}],"totals":{"calls":1,"errors":0},"filters":{"principals":["ana"],"forests":["acme"],"primitives":["look"],"results":["ok"]}}
+	// {"entries":[{"ts":"2026-08-31T09:00:00Z","principal":"ana","forest":"acme","primitive":"look","args":{"id":"notes/tide"},"result":"ok","size":512}],"totals":{"calls":1,"errors":0},"filters":{"principals":["ana"],"forests":["acme"],"primitives":["look"],"results":["ok"],"vias":[]}}
 }

@@ -32,6 +32,9 @@ type Filter struct {
 	// each one set.
 	Principal, Forest, Primitive string
 	Result                       record.Result
+	// Via keeps the rows an extension acted in ("ext:<id>", as
+	// record.Via builds it); rows without one never match.
+	Via string
 	// Errors keeps error rows only: result error or refused, or an error
 	// code set.
 	Errors bool
@@ -43,7 +46,7 @@ type Filter struct {
 
 // params are the query parameters of GET /v1/admin/audit, in the order
 // the refusal of an unknown one lists them.
-var params = []string{"limit", "principal", "forest", "primitive", "result", "errors", "since", "until"}
+var params = []string{"limit", "principal", "forest", "primitive", "result", "via", "errors", "since", "until"}
 
 // results are the values a row's result takes.
 var results = []record.Result{record.OK, record.Error, record.Cache, record.Refused}
@@ -66,6 +69,7 @@ func ParseQuery(q url.Values) (Filter, error) {
 	}
 	f.Principal, f.Forest, f.Primitive = q.Get("principal"), q.Get("forest"), q.Get("primitive")
 	f.Result, f.Since, f.Until = record.Result(q.Get("result")), q.Get("since"), q.Get("until")
+	f.Via = q.Get("via")
 	var err error
 	if f.Limit, err = parseLimit(q.Get("limit")); err != nil {
 		return f, err
@@ -112,6 +116,10 @@ func (f Filter) check() (span, error) {
 	if f.Result != "" && !slices.Contains(results, f.Result) {
 		return span{}, envelope.New(envelope.Schema, fmt.Sprintf("audit: parameter 'result' got %q, expected one of ok, error, cache, refused", f.Result),
 			"errors=true keeps every error row, whatever its result")
+	}
+	if f.Via != "" && (!strings.HasPrefix(f.Via, record.ViaPrefix) || f.Via == record.ViaPrefix) {
+		return span{}, envelope.New(envelope.Schema, fmt.Sprintf("audit: parameter 'via' got %q, expected ext:<id>", f.Via),
+			"via names the extension that acted, as the rows show it (ext:whisper)")
 	}
 	w, err := window.Parse(f.Since, f.Until, "")
 	if err != nil {

@@ -5,6 +5,7 @@ package audit_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -64,6 +65,10 @@ func TestMigrateIsAdditive(t *testing.T) {
 	assert.Nil(t, e.MS)
 	assert.Nil(t, e.CostUSD)
 	assert.Empty(t, e.ErrorCode)
+	assert.Empty(t, e.Via, "an old row names no extension, and is not read as 'none'")
+	raw, err := json.Marshal(e)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), `"via"`, "absent, omitted")
 	assert.JSONEq(t, `{"id":"a"}`, string(e.Args))
 	assert.Nil(t, page.Totals.SpentUSD, "nothing priced: no money")
 }

@@ -72,6 +72,9 @@ type Facets struct {
 	Forests    []string `json:"forests"`
 	Primitives []string `json:"primitives"`
 	Results    []string `json:"results"`
+	// Vias are the extensions that acted ("ext:<id>"); rows without one
+	// are not a value.
+	Vias []string `json:"vias"`
 }
 
 // errorRow is the SQL of "an error row" (totals and the errors filter).
@@ -111,7 +114,7 @@ func where(s Scope, f *Filter, sp span) clause {
 		return c
 	}
 	for _, eq := range []struct{ col, v string }{{"principal", f.Principal}, {"forest", f.Forest},
-		{"primitive", f.Primitive}, {"result", string(f.Result)}} {
+		{"primitive", f.Primitive}, {"result", string(f.Result)}, {"via", f.Via}} {
 		if eq.v != "" {
 			c.and(eq.col+" = ?", eq.v)
 		}
@@ -235,7 +238,7 @@ func (l *Log) facets(ctx context.Context, w clause) (Facets, error) {
 	for _, col := range []struct {
 		name string
 		dst  *[]string
-	}{{"principal", &f.Principals}, {"forest", &f.Forests}, {"primitive", &f.Primitives}, {"result", &f.Results}} {
+	}{{"principal", &f.Principals}, {"forest", &f.Forests}, {"primitive", &f.Primitives}, {"result", &f.Results}, {"via", &f.Vias}} {
 		vals, err := l.distinct(ctx, col.name, w)
 		if err != nil {
 			return f, err
@@ -245,8 +248,8 @@ func (l *Log) facets(ctx context.Context, w clause) (Facets, error) {
 	return f, nil
 }
 
-// distinct lists col's values under w, sorted. col is one of four
-// literal column names, never caller text.
+// distinct lists col's values under w, sorted, NULL left out. col is one
+// of the literal column names above, never caller text.
 func (l *Log) distinct(ctx context.Context, col string, w clause) ([]string, error) {
 	rows, err := l.db.QueryContext(ctx, `SELECT DISTINCT `+col+` FROM audit WHERE `+w.sql()+` ORDER BY 1`, w.args...)
 	if err != nil {

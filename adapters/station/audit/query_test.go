@@ -28,9 +28,9 @@ func seed(t *testing.T) *audit.Log {
 		{Time: day(8, 3), Principal: "bob", Forest: "acme", Primitive: "answer", Result: record.Cache, CostUSD: ptr(0.01)},
 		{Time: day(8, 4), Principal: "bob", Forest: "acme", Primitive: "plant", Result: record.Error, ErrorCode: "E_FORBIDDEN"},
 		{Time: day(8, 5), Principal: "eve", Forest: "beta", Primitive: "look", Result: record.OK},
-		{Time: day(8, 6), Principal: "eve", Forest: "beta", Primitive: "answer", Result: record.OK, CostUSD: ptr(0.5)},
+		{Time: day(8, 6), Principal: "eve", Forest: "beta", Primitive: "model.listen_stt", Result: record.OK, CostUSD: ptr(0.5), Via: record.Via("listen")},
 		{Time: day(8, 7), Principal: "root", Forest: "-", Primitive: "auth.login", Result: record.Refused},
-		{Time: day(8, 8), Principal: "zed", Forest: "acme2", Primitive: "look", Result: record.OK},
+		{Time: day(8, 8), Principal: "zed", Forest: "acme2", Primitive: "ext.clip.save", Result: record.OK, Via: record.Via("clip")},
 		{Time: day(9, 1), Principal: "ana", Forest: "acme", Primitive: "look", Result: record.OK},
 		{Time: day(9, 2), Principal: "eve", Forest: "beta", Primitive: "look", Result: record.OK},
 	}
@@ -64,11 +64,12 @@ func TestQuery(t *testing.T) {
 		{"owner sees all", owner, audit.Filter{}, []string{"10", "9", "8", "7", "6", "5", "4", "3", "2", "1"},
 			audit.Totals{Calls: 10, Errors: 2, SpentUSD: ptr(0.51), AvoidedUSD: ptr(0.01)},
 			&audit.Facets{Principals: []string{"ana", "bob", "eve", "root", "zed"}, Forests: []string{"-", "acme", "acme2", "beta"},
-				Primitives: []string{"answer", "auth.login", "look", "plant"}, Results: []string{"cache", "error", "ok", "refused"}}},
+				Primitives: []string{"answer", "auth.login", "ext.clip.save", "look", "model.listen_stt", "plant"},
+				Results:    []string{"cache", "error", "ok", "refused"}, Vias: []string{"ext:clip", "ext:listen"}}},
 		{"forest admin sees its forest only", acme, audit.Filter{}, []string{"9", "4", "3", "2", "1"},
 			audit.Totals{Calls: 5, Errors: 1, SpentUSD: ptr(0.01), AvoidedUSD: ptr(0.01)},
 			&audit.Facets{Principals: []string{"ana", "bob"}, Forests: []string{"acme"},
-				Primitives: []string{"answer", "look", "plant"}, Results: []string{"cache", "error", "ok"}}},
+				Primitives: []string{"answer", "look", "plant"}, Results: []string{"cache", "error", "ok"}, Vias: []string{}}},
 		{"a filter on another forest leaks nothing", acme, audit.Filter{Forest: "beta"}, nil,
 			audit.Totals{}, nil},
 		{"a principal seen elsewhere only leaks nothing", acme, audit.Filter{Principal: "eve"}, nil, audit.Totals{}, nil},
@@ -78,12 +79,16 @@ func TestQuery(t *testing.T) {
 		{"two forests", audit.Scope{Forests: []string{"acme", "beta"}}, audit.Filter{Limit: 3}, []string{"10", "9", "6"},
 			audit.Totals{Calls: 8, Errors: 1, SpentUSD: ptr(0.51), AvoidedUSD: ptr(0.01)}, nil},
 		{"no reach, no rows", audit.Scope{}, audit.Filter{}, nil, audit.Totals{},
-			&audit.Facets{Principals: []string{}, Forests: []string{}, Primitives: []string{}, Results: []string{}}},
+			&audit.Facets{Principals: []string{}, Forests: []string{}, Primitives: []string{}, Results: []string{}, Vias: []string{}}},
 		{"errors: error and refused rows", owner, audit.Filter{Errors: true}, []string{"7", "4"}, audit.Totals{Calls: 2, Errors: 2}, nil},
 		{"result cache: avoided only", owner, audit.Filter{Result: record.Cache}, []string{"3"},
 			audit.Totals{Calls: 1, AvoidedUSD: ptr(0.01)}, nil},
-		{"primitive", owner, audit.Filter{Primitive: "answer"}, []string{"6", "3", "2"},
-			audit.Totals{Calls: 3, SpentUSD: ptr(0.51), AvoidedUSD: ptr(0.01)}, nil},
+		{"primitive", owner, audit.Filter{Primitive: "answer"}, []string{"3", "2"},
+			audit.Totals{Calls: 2, SpentUSD: ptr(0.01), AvoidedUSD: ptr(0.01)}, nil},
+		{"via: the rows an extension acted in", owner, audit.Filter{Via: "ext:listen"}, []string{"6"},
+			audit.Totals{Calls: 1, SpentUSD: ptr(0.5)}, nil},
+		{"via is an exact name, not a prefix", owner, audit.Filter{Via: "ext:cli"}, nil, audit.Totals{}, nil},
+		{"via inside the scope", acme, audit.Filter{Via: "ext:clip"}, nil, audit.Totals{}, nil},
 		{"principal and forest", owner, audit.Filter{Principal: "ana", Forest: "acme"}, []string{"9", "2", "1"},
 			audit.Totals{Calls: 3, SpentUSD: ptr(0.01)}, nil},
 		{"since a month", owner, audit.Filter{Since: "2026-09"}, []string{"10", "9"}, audit.Totals{Calls: 2}, nil},
@@ -126,7 +131,7 @@ func TestQuery(t *testing.T) {
 
 func TestQueryRefusesABadFilter(t *testing.T) {
 	l := seed(t)
-	for _, f := range []audit.Filter{{Result: "bananas"}, {Since: "2026-13"}, {Since: "2026-09", Until: "2026-08"}} {
+	for _, f := range []audit.Filter{{Result: "bananas"}, {Since: "2026-13"}, {Since: "2026-09", Until: "2026-08"}, {Via: "clip"}, {Via: "ext:"}} {
 		_, err := l.Query(context.Background(), audit.Scope{Owner: true}, f)
 		assert.Equal(t, vine.ESchema, vine.CodeOf(err), "%+v", f)
 	}
@@ -142,9 +147,10 @@ func TestParseQuery(t *testing.T) {
 		err   string // the refusal's message, when refused
 	}{
 		{"", audit.Filter{}, ""},
-		{"limit=20&principal=ana&forest=acme&primitive=look&result=ok&errors=true&since=2026&until=2026-08-31",
+		{"limit=20&principal=ana&forest=acme&primitive=look&result=ok&errors=true&since=2026&until=2026-08-31&via=ext:clip",
 			audit.Filter{Limit: 20, Principal: "ana", Forest: "acme", Primitive: "look", Result: record.OK, Errors: true,
-				Since: "2026", Until: "2026-08-31"}, ""},
+				Since: "2026", Until: "2026-08-31", Via: "ext:clip"}, ""},
+		{"via=clip", audit.Filter{}, `audit: parameter 'via' got "clip", expected ext:<id>`},
 		{"errors=0&principal=", audit.Filter{}, ""},
 		{"limit=900", audit.Filter{Limit: 900}, ""},
 		{"page=2", audit.Filter{}, "audit: unknown query parameter 'page'"},

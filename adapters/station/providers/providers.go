@@ -79,6 +79,8 @@ type Store struct {
 	mu    sync.RWMutex
 	env   map[string]envRow // name -> the environment's provider, key in memory
 	extra func() []Role     // roles installed extensions register
+
+	prices priceCache // each endpoint's price listing (Price)
 }
 
 // Open migrates the tables in db, applies the v0.63 repair when the

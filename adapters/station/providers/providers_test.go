@@ -242,3 +242,30 @@ func TestProviderTestRefusesPrivate(t *testing.T) {
 	assert.ErrorContains(t, err, "endpoint resolves to a non-public address")
 	assert.Empty(t, auth(), "nothing was sent")
 }
+
+// TestPrice: a bound model's cost comes from its provider's price
+// listing, read once and kept; a model listed without a price, or a
+// provider the address rule refuses, is unpriced (never $0.00).
+func TestPrice(t *testing.T) {
+	ctx := context.Background()
+	srv, auth := modelServer(t)
+	s := open(t, openDB(t), providers.Options{AllowPrivate: true})
+	require.NoError(t, s.Save(ctx, "lab", srv.URL+"/v1", "sk-lab"))
+	require.NoError(t, s.Bind(ctx, providers.Binding{Forest: "acme", Role: "answer", Provider: "lab", Model: "alpha"}))
+	m, found, err := s.Resolve(ctx, "acme", "answer")
+	require.NoError(t, err)
+	require.True(t, found)
+
+	r, ok := s.Price(ctx, m)
+	require.True(t, ok)
+	assert.InDelta(t, 0.000001*1000+0.000002*500, r.Cost(1000, 500), 1e-12)
+	m.Model = "zeta"
+	_, ok = s.Price(ctx, m)
+	assert.False(t, ok, "listed without a price")
+	assert.Equal(t, []string{"Bearer sk-lab"}, auth(), "one listing read, with the stored key, for both")
+
+	closed := open(t, openDB(t), providers.Options{})
+	_, ok = closed.Price(ctx, providers.Model{Endpoint: srv.URL + "/v1", Model: "alpha"})
+	assert.False(t, ok, "a private address is not read without AllowPrivate")
+	assert.Len(t, auth(), 1)
+}

@@ -65,6 +65,11 @@ func (peek) Register(api *ext.API) error {
 			}
 			return map[string]any{"reply": out}, nil
 		}),
+		api.Route("spend", func(ctx context.Context, _ string, body json.RawMessage) (any, error) {
+			// Unlike ask, a refusal fails the act: the caller reads why.
+			req, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": string(body)}}})
+			return api.Complete(ctx, "peek_chat", req)
+		}),
 		api.Route("seen", func(context.Context, string, json.RawMessage) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -10,8 +10,8 @@ import { t } from '../i18n.js';
 import { adjust } from '../router.js';
 import { into, heading, allowed, needsCap } from './common.js';
 
-const FILTERS = ['principal', 'forest', 'primitive', 'result', 'errors', 'since', 'until', 'limit'];
-const FACETS = { principal: 'principals', forest: 'forests', primitive: 'primitives', result: 'results' };
+const FILTERS = ['principal', 'forest', 'primitive', 'via', 'result', 'errors', 'since', 'until', 'limit'];
+const FACETS = { principal: 'principals', forest: 'forests', primitive: 'primitives', via: 'vias', result: 'results' };
 const LIMITS = ['50', '100', '200', '500'];
 
 export function render(ctx) {
@@ -49,7 +49,7 @@ function filters(ctx, f, facets) {
   const limit = h('select', { name: 'limit', onchange: () => apply(ctx, { ...f, limit: limit.value === '100' ? '' : limit.value }) },
     LIMITS.map((v) => h('option', { value: v, selected: v === (f.limit || '100') }, v)));
   return h('form', { class: 'card audit-filters', onsubmit: (e) => { e.preventDefault(); apply(ctx, { ...f, since: since.value.trim(), until: until.value.trim() }); } },
-    h('div', { class: 'row' }, sel('principal'), sel('forest'), sel('primitive'), sel('result'),
+    h('div', { class: 'row' }, sel('principal'), sel('forest'), sel('primitive'), sel('via'), sel('result'),
       field(t('audit.f.since'), since), field(t('audit.f.until'), until), field(t('audit.f.limit'), limit)),
     h('div', { class: 'row' }, h('label', { class: 'inline' }, errors, t('audit.f.errors')),
       h('button', { type: 'submit' }, t('audit.apply')),
@@ -66,12 +66,15 @@ function totals(x) {
 
 function table(entries) {
   if (!entries.length) return h('p', { class: 'card hint' }, t('audit.none'));
-  const cols = ['when', 'who', 'call', 'forest', 'result', 'size', 'ms', 'cost', 'commit', 'args'];
+  const cols = ['when', 'who', 'call', 'via', 'forest', 'result', 'size', 'ms', 'cost', 'commit', 'args'];
   return h('div', { class: 'card' }, h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': t('shell.console.audit') },
     h('table', { class: 'grid wide audit' },
       h('thead', null, h('tr', null, cols.map((c) => h('th', { scope: 'col' }, t(`audit.col.${c}`))))),
       h('tbody', null, entries.map((e) => h('tr', { 'data-row': e.principal },
-        h('td', { class: 'ts' }, when(e.ts)), h('td', null, e.principal), h('td', null, e.primitive), h('td', null, e.forest),
+        h('td', { class: 'ts' }, when(e.ts)), h('td', null, e.principal), h('td', null, e.primitive),
+        // via is the extension that acted; a row without one (or older
+        // than the column) shows nothing, never "no extension".
+        h('td', { 'data-via': e.via || '' }, e.via || ''), h('td', null, e.forest),
         h('td', null, h('span', { class: `badge result-${e.result}` }, e.error_code || e.result)),
         h('td', null, e.size == null ? '' : String(e.size)), h('td', null, e.ms == null ? '' : e.ms.toFixed(1)),
         h('td', null, e.cost_usd == null ? '' : money(e.cost_usd)), h('td', null, e.commit_sha ? h('code', null, e.commit_sha.slice(0, 7)) : ''),
