@@ -66,6 +66,13 @@
 // outside the engine, [Vine.Reindex] rebuilds it, and [Vine.Validate]
 // checks every file against the dialect.
 //
+// A forest travels as the git repository it is: [Clone] copies one from a
+// remote (file://, HTTP(S) with a token, SSH with a key; credentials are
+// per call, never stored), [Vine.Push] sends its commits, and [Vine.Pull]
+// fast-forwards or merges per node, refusing nodes both sides changed
+// with [EConflict]. [Vine.Follow] keeps a read-only replica in step with
+// its origin while it serves reads, and [Vine.Origin] reports the lag.
+//
 // # Budgets and truncation
 //
 // Every read answers within a fixed token budget, [BudgetLook] for a

@@ -43,6 +43,9 @@ const (
 	EMoved          = envelope.Moved
 	EInternal       = envelope.Internal
 	EForbidden      = envelope.Forbidden
+	// EConflict: a pull met nodes both sides changed (the envelope lists
+	// them), or a push met a remote that is ahead.
+	EConflict = envelope.Conflict
 )
 
 // CodeOf returns the code of the first *Error in err's chain, or "" when

@@ -166,6 +166,9 @@ type Vine struct {
 	lockWait time.Duration
 	journal  *journal.Log // the writer's intent log; nil when read-only
 
+	remoteGit remoteState // the git side of clone, push, pull and follow (remotes.go)
+	follow    followState // the follower's last sync, for health (follow.go)
+
 	index     *reindex.Indexer    // keeps the catalog in step with the files
 	recoverer *recovery.Recoverer // settles a dead writer's write
 

@@ -57,6 +57,13 @@ const (
 	ExtQuota Code = "E_EXT_QUOTA"
 )
 
+// The codes of remotes (issue 33), outside the table of Part C.
+const (
+	// Conflict: a pull found nodes both sides changed differently, or a
+	// push found the remote ahead; nothing was changed.
+	Conflict Code = "E_CONFLICT"
+)
+
 // Codes lists every code in the order of the specification's table.
 var Codes = []Code{NotFound, Schema, Frontmatter, ReadOnly, QueryForbidden,
 	QueryInvalid, Timeout, Locked, Anchored, Moved, Internal, Forbidden}
@@ -71,7 +78,7 @@ func (c Code) HTTPStatus() int {
 		return http.StatusForbidden
 	case Timeout:
 		return http.StatusGatewayTimeout
-	case Locked, Anchored:
+	case Locked, Anchored, Conflict:
 		return http.StatusConflict
 	case Internal, ExtLoad:
 		return http.StatusInternalServerError

@@ -59,6 +59,8 @@ type Repo struct {
 	zstore *zlib.Writer // the same, storing without compression
 	batch  []newObject  // objects the commit in progress adds, under mu
 	pend   pending      // the current round of packs (pack.go), under mu
+
+	remoteMu sync.Mutex // serializes fetch, push and remote config (remote.go)
 }
 
 // Init returns the forest's own repository at dir, creating it (and dir)

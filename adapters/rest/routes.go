@@ -53,6 +53,10 @@ func (s *Server) table() []route {
 		{"POST", "/v1/admin/canopy", "canopy", "build the dense layer, or refresh its stale nodes", true, s.canopyBuild},
 		{"GET", "/v1/admin/heat-mode", "heat-mode", "how the forest's reads weigh heat: unconditioned or conditioned (?forest=)", true, s.heatMode},
 		{"POST", "/v1/admin/heat-mode", "set-heat-mode", "set how the forest's reads weigh heat: per node, or per question", true, s.setHeatMode},
+		{"GET", "/v1/admin/remotes", "remotes", "a forest's git remotes (?forest=)", true, s.remotes},
+		{"POST", "/v1/admin/remotes", "set-remote", "record a forest's git remote URL; credentials are never stored", true, s.setRemote},
+		{"POST", "/v1/admin/push", "push", "send a forest's commits to its git remote", true, s.push},
+		{"POST", "/v1/admin/pull", "pull", "fast-forward or merge a forest's git remote into it; conflicts answer 409", true, s.pull},
 	}
 	rts = append(rts, s.hostRoutes()...)
 	if s.metrics != nil {

@@ -70,7 +70,11 @@ func (s *Server) healthFields(r *http.Request) map[string]any {
 			login = slices.ContainsFunc(people, func(p registry.Principal) bool { return p.HasPassword })
 		}
 	}
-	return map[string]any{"setup_required": open, "password_login": login}
+	out := map[string]any{"setup_required": open, "password_login": login}
+	if s.opt.Origin != nil {
+		out["origin"] = s.opt.Origin()
+	}
+	return out
 }
 
 // setup serves POST /v1/auth/setup (J.2.4): the owner with a password and

@@ -65,6 +65,9 @@ type Options struct {
 	// (MONKEYLLM_LLM_*, MONKEYLLM_EMBED_*), published at boot with
 	// origin "env", their keys kept in memory only.
 	EnvProviders []providers.EnvProvider
+	// Origin, when set, is a read replica's view of the git remote it
+	// follows (vine.Vine.Origin); GET /v1/health carries it as "origin".
+	Origin func() *vine.OriginStatus
 	// AuditRetainDays prunes audit rows older than this; 0 keeps them.
 	AuditRetainDays int
 	// Readers is the reader pool per forest; 0 is rest.DefaultReaders.

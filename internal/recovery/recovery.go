@@ -103,7 +103,10 @@ func (r *Recoverer) settle(ctx context.Context, recs []journal.Record, began tim
 	}
 	landed := head != base
 	if landed {
-		if parent, err := r.repo.Parent(head); err != nil || parent != base {
+		// A write moves HEAD by one commit; a pull by a merge commit on
+		// base, or by a fast-forward of any length: base is then an
+		// ancestor of HEAD either way.
+		if ok, err := descends(r.repo, base, head); err != nil || !ok {
 			return nil, envelope.New(envelope.Locked,
 				"an interrupted write's branch has moved on since it began, so it cannot be settled safely",
 				"check `git log` and `git status` in the forest, restore the files by hand, then remove .git/"+journal.FileName)
@@ -126,6 +129,15 @@ func (r *Recoverer) settle(ctx context.Context, recs []journal.Record, began tim
 		return nil, err
 	}
 	return res, nil
+}
+
+// descends reports whether head descends from base; every commit
+// descends from an unborn branch's "".
+func descends(repo *gitops.Repo, base, head string) (bool, error) {
+	if base == "" {
+		return true, nil
+	}
+	return repo.IsAncestor(base, head)
 }
 
 // completeWrite brings the derived catalog in step with a landed commit:

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,4 +73,51 @@ func TestNilRecovererHasNothingToRepair(t *testing.T) {
 	res, err := New(nil, nil, forest.Root{}, nil, nil).Recover(context.Background(), true)
 	require.NoError(t, err)
 	assert.Nil(t, res)
+}
+
+// TestCompletesAPullThatMovedHeadSeveralCommits: a pull fast-forwards
+// HEAD by any number of commits, so a dead puller's log is settled as
+// landed when HEAD descends from its base, not only when HEAD's parent is
+// the base. A HEAD that does not descend from the base is refused.
+func TestCompletesAPullThatMovedHeadSeveralCommits(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := testforest.Fixture(t)
+	repo, err := gitops.Open(dir)
+	require.NoError(t, err)
+	root, err := forest.NewRoot(dir)
+	require.NoError(t, err)
+	base, err := repo.Head()
+	require.NoError(t, err)
+	tide := filepath.Join(dir, "concepts", "tide.md")
+	orig, err := os.ReadFile(tide)
+	require.NoError(t, err)
+	for i := range 3 {
+		require.NoError(t, os.WriteFile(tide, append(orig, []byte(strings.Repeat("\nmore", i+1))...), 0o644))
+		_, err := repo.Commit(ctx, gitops.Message{Subject: "graft(concepts/tide): test"}, []string{"concepts/tide.md"}, nil, gitops.Options{})
+		require.NoError(t, err)
+	}
+
+	j := journal.New(repo.GitDir())
+	require.NoError(t, j.Begin("pull", base))
+	require.NoError(t, j.Note(journal.Record{Kind: journal.Put, Path: "concepts/tide.md"}))
+	require.NoError(t, j.Close())
+	var written []string
+	complete := func(_ context.Context, w, _ []string) (int, int, error) {
+		written = w
+		return len(w), 0, nil
+	}
+	res, err := New(j, repo, root, complete, nil).Recover(ctx, false)
+	require.NoError(t, err)
+	require.NotNil(t, res)
+	assert.True(t, res.Completed, "HEAD descends from the pull's base: the pull landed")
+	assert.Equal(t, []string{"concepts/tide.md"}, written)
+
+	// A log whose base HEAD does not descend from cannot be settled.
+	head, err := repo.Head()
+	require.NoError(t, err)
+	require.NoError(t, j.Begin("pull", head))
+	require.NoError(t, j.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(repo.GitDir(), "refs", "heads", "main"), []byte(base+"\n"), 0o644))
+	_, err = New(j, repo, root, complete, nil).Recover(ctx, false)
+	assert.Error(t, err, "HEAD moved to a commit that does not descend from the base")
 }

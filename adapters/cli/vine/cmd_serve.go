@@ -68,13 +68,17 @@ type serveConfig struct {
 	rateBurst  int             // --rate-burst
 	snapshots  string          // --snapshots: where the maintenance routes keep snapshots
 	embedder   canopy.Embedder // --embedder: hybrid locate and the Gauntlet
+	follow     string          // --follow: the origin a read replica follows
+	every      time.Duration   // --every: how often it syncs
+	remote     vine.RemoteOptions
+	origin     func() *vine.OriginStatus // the replica's view of its origin, for health
 }
 
 func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "serve",
 		Usage:     "serve MCP over stdio, or MCP and REST over HTTP",
-		UsageText: "vine serve (--forest DIR | --forests DIR) [--http ADDR (--keys FILE | --open) [--allow-host H,...] [--no-warm]] [--read-only] [--file-root DIR] [--model-endpoint URL --model M]",
+		UsageText: "vine serve (--forest DIR | --forests DIR) [--http ADDR (--keys FILE | --open) [--allow-host H,...] [--no-warm]] [--read-only] [--follow URL [--every 30s]] [--file-root DIR] [--model-endpoint URL --model M]",
 		Description: `Without --http, serves MCP on stdin/stdout to the one user who started it.
 With --http, serves REST at /v1/ and MCP at /mcp on one listener; callers
 bring a key from the keys file (--keys, see "vine keys add"), or with --open
@@ -103,7 +107,9 @@ MONKEYLLM_INGEST_ROOTS: see "Configuration" in the README.`,
 			&cli.FloatFlag{Name: "rate-limit", Usage: "HTTP: at most `N` requests per second per key (429 with Retry-After past it; 0 is no limit)"},
 			&cli.IntFlag{Name: "rate-burst", Usage: "HTTP: requests a key may send at once under --rate-limit (default max(1, N))"},
 			&cli.StringFlag{Name: "snapshots", Usage: "HTTP: `DIR` (outside every forest) where /v1/admin/snapshots keeps snapshot files"},
-		}, embedFlags()...),
+			&cli.StringFlag{Name: "follow", Usage: "serve --forest as a read-only replica of the git remote `URL` (cloned there when absent), kept up to date"},
+			&cli.DurationFlag{Name: "every", Value: vine.DefaultFollowEvery, Usage: "with --follow: sync with the origin every `DURATION`"},
+		}, append(embedFlags(), remoteFlags()...)...),
 		Action: func(ctx context.Context, c *cli.Command) error { return exitWith(cmdServe(ctx, c, envOf(c))) },
 	}
 }
@@ -116,6 +122,10 @@ func serveConfigOf(cmd *cli.Command, stderr io.Writer) (serveConfig, bool) {
 		modelEndpoint: cmd.String("model-endpoint"), model: cmd.String("model"),
 		accessLog: cmd.Bool("access-log"), cors: cmd.StringSlice("cors-origin"), metrics: cmd.Bool("metrics"),
 		ratePerSec: cmd.Float("rate-limit"), rateBurst: int(cmd.Int("rate-burst")), snapshots: cmd.String("snapshots"),
+		follow: cmd.String("follow"), every: cmd.Duration("every"), remote: remoteOptions(cmd, nil),
+	}
+	if c.follow != "" {
+		c.readOnly = true // a replica's callers never write; the follower does
 	}
 	emb, err := embedderOf(cmd)
 	if err != nil {
@@ -147,6 +157,10 @@ func serveConfigOf(cmd *cli.Command, stderr io.Writer) (serveConfig, bool) {
 		fmt.Fprint(stderr, "vine serve: --model-endpoint and --model go together\n")
 	case c.addr != "" && (c.keys == "") == !c.open:
 		fmt.Fprint(stderr, "vine serve: --http needs exactly one of --keys FILE (callers bring a key) or --open (every caller is the owner)\n")
+	case c.follow != "" && many != "":
+		fmt.Fprint(stderr, "vine serve: --follow serves one replica: use it with --forest DIR\n")
+	case c.every <= 0:
+		fmt.Fprint(stderr, "vine serve: --every takes a positive duration\n")
 	case c.fileRoot != "" && !isDir(c.fileRoot):
 		fmt.Fprintf(stderr, "vine serve: --file-root %s is not a directory\n", c.fileRoot)
 	default:
@@ -177,6 +191,11 @@ func cmdServe(ctx context.Context, cmd *cli.Command, e env) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := c.logger(e.stderr)
+	if c.follow != "" {
+		if err := cloneReplica(ctx, c, log); err != nil {
+			return fail(e.stdout, e.stderr, "serve", err)
+		}
+	}
 	reg, err := openRegistry(c, &vine.Options{ReadOnly: c.readOnly, Logger: log, Observer: rest.TimingObserver{},
 		Fetcher: servedFetcher(c.fileRoot), Embedder: c.embedder})
 	if err != nil {
@@ -184,6 +203,15 @@ func cmdServe(ctx context.Context, cmd *cli.Command, e env) int {
 		return exitFailure
 	}
 	defer reg.Close()
+	if c.follow != "" {
+		v, err := reg.Forest(ctx, "")
+		if err != nil {
+			fmt.Fprintf(e.stderr, "vine serve: %v\n", err)
+			return exitFailure
+		}
+		c.origin = v.Origin
+		go follow(ctx, v, c, log)
+	}
 	if c.modelEndpoint != "" {
 		// Before any server is built: MCP reads its tool list once.
 		ans, err := bindAnswer(c)
@@ -282,6 +310,9 @@ func serveHTTP(ctx context.Context, reg *vine.Registry, opts *mcp.Options, c ser
 		opts.Ingest.Roots = roots
 	}
 	c.observability(ropts, log)
+	if c.origin != nil {
+		ropts.HealthFields = func(*http.Request) map[string]any { return map[string]any{"origin": c.origin()} }
+	}
 	if n := envInt(readersEnv, rest.DefaultReaders); n > 0 {
 		ropts.Readers = n
 		ropts.OpenReader = func() (*vine.Registry, error) {
@@ -488,4 +519,56 @@ func (c serveConfig) observability(o *rest.Options, log *slog.Logger) {
 	if c.ratePerSec > 0 {
 		o.RateLimit = &rest.RateLimit{PerSecond: c.ratePerSec, Burst: c.rateBurst}
 	}
+}
+
+// cloneReplica clones the --follow origin into --forest unless a forest is
+// there already (a replica restarting).
+func cloneReplica(ctx context.Context, c serveConfig, log *slog.Logger) error {
+	if isDir(c.root) {
+		if ents, err := os.ReadDir(c.root); err == nil && len(ents) > 0 {
+			return sameOrigin(ctx, c)
+		}
+	}
+	res, err := vine.Clone(ctx, c.follow, c.root, c.remote)
+	if err != nil {
+		return err
+	}
+	log.Info("cloned the replica", "dir", res.Dir, "head", res.Head, "nodes", res.Nodes, "payloads_missing", len(res.PayloadsMissing))
+	return nil
+}
+
+// sameOrigin refuses to follow URL with a replica that records another
+// origin: the follower fetches the remote the forest names.
+func sameOrigin(ctx context.Context, c serveConfig) error {
+	v, err := vine.Open(ctx, c.root, &vine.Options{ReadOnly: true, SkipAutoIndex: true})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	rs, err := v.Remotes()
+	if err != nil {
+		return err
+	}
+	name := firstOf(c.remote.Remote, "origin")
+	for _, r := range rs {
+		if r.Name == name && r.URL == c.follow {
+			return nil
+		}
+	}
+	return &vine.Error{Code: vine.ESchema,
+		Message: fmt.Sprintf("the forest at %s does not record %s as its remote %q", c.root, c.follow, name),
+		Hint:    "set it first (vine remote set " + name + " URL --forest DIR), or follow into a new directory"}
+}
+
+// follow keeps the replica in step with its origin until ctx ends.
+func follow(ctx context.Context, v *vine.Vine, c serveConfig, log *slog.Logger) {
+	_ = v.Follow(ctx, vine.FollowOptions{RemoteOptions: c.remote, Every: c.every,
+		Synced: func(res *vine.PullResult, err error) {
+			switch {
+			case err != nil:
+				log.Warn("replica sync failed; retrying at the next tick", "err", err)
+			case res.Kind != "up-to-date":
+				log.Info("replica synced", "kind", res.Kind, "head", res.Head, "written", len(res.Written), "removed", len(res.Removed))
+			}
+		}})
 }

@@ -35,7 +35,10 @@
 // chat model's: MONKEYLLM_LLM_ENDPOINT, MONKEYLLM_LLM_MODEL and
 // MONKEYLLM_LLM_API_KEY, and snapshot create --to s3:// signs with
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (no
-// shared file or role).
+// shared file or role). clone, push, pull and serve --follow read the
+// credentials of git remotes, used per call and never stored:
+// MONKEYLLM_GIT_TOKEN (HTTP(S)), MONKEYLLM_GIT_SSH_KEY and
+// MONKEYLLM_GIT_SSH_PASSPHRASE (ssh://).
 package main
 
 import (
