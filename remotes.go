@@ -247,6 +247,9 @@ type PullResult struct {
 	Removed []string `json:"removed"`
 	// Settled lists the nodes both sides changed that Prefer decided.
 	Settled []string `json:"settled,omitempty"`
+	// Joined lists the branch indexes both sides changed whose entry
+	// edits were joined line by line (indexmerge.go).
+	Joined []string `json:"joined,omitempty"`
 }
 
 // Pull fetches the remote and joins its branch into the forest: a
@@ -287,7 +290,7 @@ func (v *Vine) pull(ctx context.Context, op string, opts PullOptions) (*PullResu
 	if _, err := s.recoverer.Recover(ctx, true); err != nil {
 		return nil, err
 	}
-	plan, err := s.repo.PlanMerge(fetched.Commit, prefer)
+	plan, err := s.repo.PlanMerge(fetched.Commit, prefer, resolveIndexes)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +298,8 @@ func (v *Vine) pull(ctx context.Context, op string, opts PullOptions) (*PullResu
 		return nil, conflictRefusal(opts.remote(), plan.Conflicts)
 	}
 	res := &PullResult{Kind: string(plan.Kind), Head: plan.Ours, Origin: fetched.Commit,
-		Written: []string{}, Removed: []string{}, Settled: nodeIDs(plan.Settled)}
+		Written: []string{}, Removed: []string{}, Settled: nodeIDs(plan.Settled),
+		Joined: nodeIDs(plan.Resolved)}
 	if plan.Kind != gitops.FastForward && plan.Kind != gitops.Merge {
 		return res, nil
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/gittest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
@@ -177,6 +178,47 @@ func TestDivergentPullMergesDifferentNodes(t *testing.T) {
 	assert.True(t, locateFinds(t, b, "thermocline warm surface", "concepts/thermocline"))
 
 	// The merge pushes, and the other side fast-forwards to it.
+	_, err = b.Push(ctx, RemoteOptions{})
+	require.NoError(t, err)
+	res, err = a.Pull(ctx, PullOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "fast-forward", res.Kind)
+	assert.True(t, locateFinds(t, a, "upwelling nutrient", "concepts/upwelling"))
+}
+
+// Both sides planted a different node under the same branch: both
+// changed the branch's index, yet no node conflicts, so the pull joins
+// the index entry by entry (indexmerge.go) and lands a merge.
+func TestDivergentPlantsUnderOneBranchJoinItsIndex(t *testing.T) {
+	ctx := context.Background()
+	o := newOrigin(t, "file")
+	a, _, _ := cloneT(t, o, "a")
+	b, bDir, _ := cloneT(t, o, "b")
+	plantRemoteNote(t, a, "concepts/salinity", "concepts/_index", "Salinity rises where evaporation outpaces rain and rivers.")
+	_, err := a.Push(ctx, RemoteOptions{})
+	require.NoError(t, err)
+	plantRemoteNote(t, b, "concepts/upwelling", "concepts/_index", "Upwelling brings cold nutrient-rich water to the surface.")
+
+	res, err := b.Pull(ctx, PullOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "merge", res.Kind)
+	assert.Equal(t, []string{"concepts/_index"}, res.Joined)
+	data, err := os.ReadFile(filepath.Join(bDir, "concepts", "_index.md"))
+	require.NoError(t, err)
+	text := string(data)
+	assert.Contains(t, text, "[[concepts/salinity]]")
+	assert.Contains(t, text, "[[concepts/upwelling]]")
+	n, err := forest.Parse("concepts/_index", data)
+	require.NoError(t, err)
+	notes, _, ok := forest.ParseCoverage(n.Coverage())
+	require.True(t, ok, n.Coverage())
+	assert.Equal(t, forest.CountEntries(n.Body, forest.SectionDirect), notes, "coverage counts the joined entries")
+	assert.True(t, locateFinds(t, b, "salinity evaporation", "concepts/salinity"))
+	assert.Equal(t, freshCatalog(t, bDir), catalogDump(t, b), "the incremental update equals a fresh reindex")
+
+	// The joined index is an ordinary one: the next plant builds on it,
+	// and the other side fast-forwards to the merge.
+	plantRemoteNote(t, b, "concepts/thermocline", "concepts/_index", "The thermocline separates warm surface water from the cold deep.")
 	_, err = b.Push(ctx, RemoteOptions{})
 	require.NoError(t, err)
 	res, err = a.Pull(ctx, PullOptions{})

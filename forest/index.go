@@ -131,6 +131,10 @@ func SectionLines(body, heading string) []string {
 	return lines
 }
 
+// EntryID is the id an entry line ("- [[id]] — …") names, and whether
+// line is one.
+func EntryID(line string) (string, bool) { return entryID(line) }
+
 // EntryIDs returns the ids of the section's entry lines, in order.
 func EntryIDs(body, heading string) []string {
 	ids := []string{}

@@ -46,6 +46,13 @@ const (
 	Merge       MergeKind = "merge"        // both wrote: a merge commit
 )
 
+// A Resolver joins two sides' different edits of one path from its three
+// versions (base nil when both sides added the path). It answers the
+// merged bytes, or ok false to leave the path a conflict. gitops knows no
+// file format: the caller, who does, resolves the files it can (a branch
+// index both sides added entries to).
+type Resolver func(path string, base, ours, theirs []byte) (merged []byte, ok bool)
+
 // Prefer settles conflicting paths: "" refuses, PreferOurs keeps ours,
 // PreferTheirs takes theirs.
 type Prefer string
@@ -77,6 +84,7 @@ type MergePlan struct {
 	Changes   []Change // files to write, by path
 	Conflicts []string // paths both sides changed differently (unsettled)
 	Settled   []string // conflicting paths Prefer settled
+	Resolved  []string // conflicting paths the Resolver joined
 	files     map[string]treeFile
 }
 
@@ -85,8 +93,10 @@ type treeFile struct {
 	mode filemode.FileMode
 }
 
-// PlanMerge plans joining theirs into HEAD. It writes nothing.
-func (r *Repo) PlanMerge(theirs string, prefer Prefer) (*MergePlan, error) {
+// PlanMerge plans joining theirs into HEAD. A path both sides changed
+// differently goes to resolve first (nil: none), then to prefer. It
+// writes nothing but the blobs resolve merged, which no ref names yet.
+func (r *Repo) PlanMerge(theirs string, prefer Prefer, resolve Resolver) (*MergePlan, error) {
 	st := r.reader()
 	oursH, err := headHash(st)
 	if err != nil {
@@ -131,7 +141,7 @@ func (r *Repo) PlanMerge(theirs string, prefer Prefer) (*MergePlan, error) {
 		p.Base = bc.Hash.String()
 	}
 	p.Kind = Merge
-	return p, r.planMerged(p, oc, bc, tc, prefer)
+	return p, r.planMerged(p, oc, bc, tc, prefer, resolve)
 }
 
 // filesOf lists a commit's files; nil commit, none.
@@ -167,7 +177,7 @@ func (r *Repo) planFiles(p *MergePlan, oc, _ *object.Commit, tc *object.Commit) 
 }
 
 // planMerged merges the three trees path by path.
-func (r *Repo) planMerged(p *MergePlan, oc, bc, tc *object.Commit, prefer Prefer) error {
+func (r *Repo) planMerged(p *MergePlan, oc, bc, tc *object.Commit, prefer Prefer, resolve Resolver) error {
 	ours, err := filesOf(oc)
 	if err != nil {
 		return fmt.Errorf("gitops: list HEAD: %w", err)
@@ -191,6 +201,8 @@ func (r *Repo) planMerged(p *MergePlan, oc, bc, tc *object.Commit, prefer Prefer
 		case same(o, oOK, t, tOK), same(t, tOK, b, bOK):
 		case same(o, oOK, b, bOK):
 			pick, pickOK = t, tOK
+		case oOK && tOK && r.resolveInto(&pick, resolve, path, b, bOK, o, t):
+			p.Resolved = append(p.Resolved, path)
 		case prefer == PreferTheirs:
 			pick, pickOK = t, tOK
 			p.Settled = append(p.Settled, path)
@@ -206,6 +218,49 @@ func (r *Repo) planMerged(p *MergePlan, oc, bc, tc *object.Commit, prefer Prefer
 	p.files = merged
 	p.Changes = diffFiles(ours, merged)
 	return nil
+}
+
+// resolveInto asks resolve to join ours and theirs at path and, when it
+// can, stores the merged blob and points pick at it.
+func (r *Repo) resolveInto(pick *treeFile, resolve Resolver, path string, b treeFile, bOK bool, o, t treeFile) bool {
+	if resolve == nil || o.mode != t.mode || o.mode != filemode.Regular {
+		return false
+	}
+	var base []byte
+	if bOK {
+		var err error
+		if base, err = r.Blob(b.hash.String()); err != nil {
+			return false
+		}
+	}
+	ours, err := r.Blob(o.hash.String())
+	if err != nil {
+		return false
+	}
+	theirs, err := r.Blob(t.hash.String())
+	if err != nil {
+		return false
+	}
+	merged, ok := resolve(path, base, ours, theirs)
+	if !ok {
+		return false
+	}
+	blob := r.reader().NewEncodedObject()
+	blob.SetType(plumbing.BlobObject)
+	blob.SetSize(int64(len(merged)))
+	w, err := blob.Writer()
+	if err != nil {
+		return false
+	}
+	if _, err := w.Write(merged); err != nil || w.Close() != nil {
+		return false
+	}
+	h, err := r.reader().SetEncodedObject(blob)
+	if err != nil {
+		return false
+	}
+	*pick = treeFile{hash: h, mode: o.mode}
+	return true
 }
 
 func unionKeys(ms ...map[string]treeFile) []string {

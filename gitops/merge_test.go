@@ -59,7 +59,7 @@ func TestPlanMerge(t *testing.T) {
 
 			f, err := r.Fetch(ctx, RemoteOptions{})
 			require.NoError(t, err)
-			p, err := r.PlanMerge(f.Commit, c.prefer)
+			p, err := r.PlanMerge(f.Commit, c.prefer, nil)
 			require.NoError(t, err)
 			assert.Equal(t, c.kind, p.Kind)
 			assert.Equal(t, c.conflicts, p.Conflicts)
@@ -130,7 +130,7 @@ func TestGitBinaryAgreesWithAMerge(t *testing.T) {
 
 	f, err := r.Fetch(ctx, RemoteOptions{})
 	require.NoError(t, err)
-	p, err := r.PlanMerge(f.Commit, PreferNone)
+	p, err := r.PlanMerge(f.Commit, PreferNone, nil)
 	require.NoError(t, err)
 	require.Equal(t, Merge, p.Kind)
 	for _, c := range p.Changes {
