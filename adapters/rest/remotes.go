@@ -3,6 +3,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -20,6 +21,37 @@ func localRemote(url string) bool {
 		return true
 	}
 	return !strings.Contains(u, "://") && !strings.Contains(u, "@")
+}
+
+// checkDestination applies Options.RemoteDestination to a network
+// remote a caller other than the owner names.
+func (s *Server) checkDestination(ctx context.Context, url string) error {
+	if s.opt.RemoteDestination == nil || localRemote(url) || callerOf(ctx).IsOwner() {
+		return nil
+	}
+	return s.opt.RemoteDestination(ctx, url)
+}
+
+// checkRemote is checkDestination of the URL the forest records for
+// remote ("" is origin), checked again at each use: a name can resolve
+// elsewhere since it was set.
+func (s *Server) checkRemote(ctx context.Context, v *vine.Vine, remote string) error {
+	if s.opt.RemoteDestination == nil || callerOf(ctx).IsOwner() {
+		return nil
+	}
+	if remote == "" {
+		remote = "origin"
+	}
+	remotes, err := v.Remotes()
+	if err != nil {
+		return err
+	}
+	for _, r := range remotes {
+		if r.Name == remote {
+			return s.checkDestination(ctx, r.URL)
+		}
+	}
+	return nil // unknown remote: Push and Pull answer that themselves
 }
 
 // The git remotes of a forest (issue 33), governed like the other
@@ -95,6 +127,10 @@ func (s *Server) setRemote(w http.ResponseWriter, r *http.Request) {
 			"use an http(s):// or ssh:// remote, or ask the owner"))
 		return
 	}
+	if err := s.checkDestination(ctx, a.String("url")); err != nil {
+		s.refuse(w, op, err)
+		return
+	}
 	name := a.String("name")
 	if name == "" {
 		name = "origin"
@@ -127,6 +163,9 @@ func (s *Server) push(w http.ResponseWriter, r *http.Request) {
 	note.setForest(id)
 	var out *vine.PushResult
 	err = s.on(ctx, callerOf(ctx), id, false, func(v *vine.Vine) error {
+		if err := s.checkRemote(ctx, v, a.String("remote")); err != nil {
+			return err
+		}
 		out, err = v.Push(ctx, vine.RemoteOptions{Remote: a.String("remote"), Token: a.String("token")})
 		return err
 	})
@@ -159,6 +198,9 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 	note.setForest(id)
 	var out *vine.PullResult
 	err = s.on(ctx, callerOf(ctx), id, false, func(v *vine.Vine) error {
+		if err := s.checkRemote(ctx, v, a.String("remote")); err != nil {
+			return err
+		}
 		out, err = v.Pull(ctx, vine.PullOptions{RemoteOptions: vine.RemoteOptions{Remote: a.String("remote"), Token: a.String("token")},
 			Prefer: a.String("prefer")})
 		return err

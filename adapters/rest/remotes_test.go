@@ -5,6 +5,7 @@ package rest_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,4 +61,38 @@ func TestAdminRemoteRoutes(t *testing.T) {
 	assert.Equal(t, "merge", pulled["kind"])
 	look := ok(t, st.post(keyFull, "look", `{"id": "concepts/tide"}`))
 	assert.Contains(t, look["summary"], "two metres at springs")
+}
+
+// Options.RemoteDestination judges the remotes a forest admin names and
+// uses, never the owner's: set, push and pull all ask it.
+func TestRemoteDestinationGuardsAdmins(t *testing.T) {
+	const keyAdmin = "mk_forest_admin"
+	var asked []string
+	st := newStation(t, func(o *rest.Options) {
+		k := testKeys()
+		k[keyAdmin] = &keys.Principal{Name: "forest-admin", Grants: map[string]vine.Policy{
+			forestID: {Allow: []string{""}, Caps: []vine.Capability{vine.CapAdmin}}}}
+		o.Keys = k
+		o.RemoteDestination = func(_ context.Context, url string) error {
+			asked = append(asked, url)
+			if strings.Contains(url, "internal") {
+				return &vine.Error{Code: vine.ESchema, Message: "endpoint resolves to a non-public address"}
+			}
+			return nil
+		}
+	})
+	body := `{"forest":"` + forestID + `"`
+	inside := "https://git.internal/f.git"
+
+	e := envelope(t, st.do("POST", "/v1/admin/remotes", keyAdmin, body+`,"url":"`+inside+`"}`), 400, vine.ESchema)
+	assert.Contains(t, e["message"], "non-public")
+	ok(t, st.do("POST", "/v1/admin/remotes", keyAdmin, body+`,"name":"hosted","url":"https://git.example.org/f.git"}`))
+	ok(t, st.do("POST", "/v1/admin/remotes", keyFull, body+`,"url":"`+inside+`"}`))
+	assert.Equal(t, []string{inside, "https://git.example.org/f.git"}, asked, "the owner is not asked about")
+
+	// The owner's internal origin stays out of an admin's reach.
+	envelope(t, st.do("POST", "/v1/admin/push", keyAdmin, body+`}`), 400, vine.ESchema)
+	envelope(t, st.do("POST", "/v1/admin/pull", keyAdmin, body+`}`), 400, vine.ESchema)
+	listed := ok(t, st.do("GET", "/v1/admin/remotes?forest="+forestID, keyFull, ""))
+	assert.Contains(t, listed["remotes"], map[string]any{"name": "origin", "url": inside}, "a refusal changed nothing")
 }

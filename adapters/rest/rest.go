@@ -190,6 +190,13 @@ type Options struct {
 	// reveal nothing about any forest: health answers without a key.
 	HealthFields func(r *http.Request) map[string]any
 
+	// RemoteDestination, when set, judges where a git remote leads
+	// before a caller who is not the deployment owner sets one, pushes
+	// to it or pulls from it (a server reaching an internal host on an
+	// admin's say); its error is the answer. A file:// remote is the
+	// owner's alone either way. Nil lets any network remote through.
+	RemoteDestination func(ctx context.Context, rawURL string) error
+
 	// SnapshotDir is where the maintenance routes keep snapshots, one
 	// folder per forest id; it must lie outside every forest. Empty
 	// means the snapshot routes answer that this server keeps none.

@@ -24,6 +24,7 @@ import (
 	"github.com/monkeyllm/vine/adapters/record"
 	"github.com/monkeyllm/vine/adapters/rest"
 	"github.com/monkeyllm/vine/adapters/station/audit"
+	"github.com/monkeyllm/vine/adapters/station/destination"
 	"github.com/monkeyllm/vine/adapters/station/providers"
 	"github.com/monkeyllm/vine/adapters/station/quota"
 	"github.com/monkeyllm/vine/adapters/station/registry"
@@ -56,7 +57,8 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed
 	// when judging a client's host (rate limits, audit).
 	TrustedProxies []netip.Prefix
-	// AllowPrivateDestinations lets webhooks (and provider tests) reach
+	// AllowPrivateDestinations lets webhooks, provider tests and the git
+	// remotes a forest admin names (the owner is never checked) reach
 	// loopback, private, link-local and reserved addresses, as
 	// MONKEYLLM_STATION_PROVIDER_ALLOW_PRIVATE does; off, such a
 	// destination is refused when named and when dialled.
@@ -255,6 +257,9 @@ func (s *Server) build() {
 		Recorder: s.audit, Granter: granter{s.reg}, OnEvent: s.onEvent, Routes: s.routes(), HealthFields: s.healthFields,
 		SnapshotDir: filepath.Join(filepath.Dir(s.opt.Registry), "snapshots"), Readers: s.opt.Readers, Gauntlet: gauntletSwitch{s},
 		GardenerFor: s.gardenerFor, IngestRoots: s.opt.IngestRoots,
+		RemoteDestination: func(ctx context.Context, url string) error {
+			return destination.CheckGit(ctx, url, s.opt.AllowPrivateDestinations, nil)
+		},
 		OpenReader: func() (*vine.Registry, error) {
 			return vine.NewRegistry(s.opt.Root, &vine.Options{ReadOnly: true, Logger: s.log, Observer: rest.TimingObserver{},
 				Opened: s.attachModels})

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"syscall"
 	"time"
 
@@ -67,6 +68,29 @@ func Check(ctx context.Context, rawURL string, allowPrivate bool, r Resolver) (*
 		}
 	}
 	return u, nil
+}
+
+// CheckGit is Check for a git remote: http(s) as Check, and ssh:// or
+// scp-like "user@host:path" by the addresses of their host. Anything
+// else (file://, a bare path) is not a network remote and is E_SCHEMA.
+func CheckGit(ctx context.Context, rawURL string, allowPrivate bool, r Resolver) error {
+	host := ""
+	if u, err := url.Parse(rawURL); err == nil && u.Scheme != "" {
+		switch u.Scheme {
+		case "http", "https":
+			_, err := Check(ctx, rawURL, allowPrivate, r)
+			return err
+		case "ssh", "git+ssh":
+			host = u.Hostname()
+		}
+	} else if at, rest, ok := strings.Cut(rawURL, "@"); ok && at != "" && !strings.Contains(at, "/") {
+		host, _, _ = strings.Cut(rest, ":")
+	}
+	if host == "" {
+		return &vine.Error{Code: vine.ESchema, Message: "remote must be an http(s):// or ssh:// URL with a host"}
+	}
+	_, err := Check(ctx, "https://"+host, allowPrivate, r)
+	return err
 }
 
 func nonPublic() *vine.Error {

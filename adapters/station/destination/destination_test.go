@@ -89,3 +89,42 @@ func TestClientRefusesPrivateAtDialTime(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusFound, resp.StatusCode, "a redirect is the answer, never followed")
 }
+
+func TestCheckGit(t *testing.T) {
+	r := hostResolver{"git.example.org": addrs("93.184.216.34"), "git.lan": addrs("10.0.0.7")}
+	cases := []struct {
+		url          string
+		allowPrivate bool
+		ok           bool
+	}{
+		{"https://git.example.org/f.git", false, true},
+		{"https://git.lan/f.git", false, false},
+		{"https://git.lan/f.git", true, true},
+		{"ssh://git@git.example.org/f.git", false, true},
+		{"ssh://git@git.lan:2222/f.git", false, false},
+		{"git@git.lan:team/f.git", false, false},
+		{"git@git.example.org:team/f.git", false, true},
+		{"ssh://127.0.0.1/f.git", false, false},
+		{"file:///srv/f.git", true, false},
+		{"/srv/f.git", true, false},
+	}
+	for _, c := range cases {
+		t.Run(c.url, func(t *testing.T) {
+			err := CheckGit(context.Background(), c.url, c.allowPrivate, r)
+			if c.ok {
+				assert.NoError(t, err)
+				return
+			}
+			var e *vine.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, vine.ESchema, e.Code)
+		})
+	}
+}
+
+// hostResolver answers each name with its own addresses.
+type hostResolver map[string]fakeResolver
+
+func (h hostResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	return h[host], nil
+}
