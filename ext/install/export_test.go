@@ -27,3 +27,6 @@ func SetIndexTimeout(t *testing.T, d time.Duration) {
 	indexTimeout = d
 	t.Cleanup(func() { indexTimeout = old })
 }
+
+// OwnerOf is the forge account t names as a location's owner.
+func (t Trust) OwnerOf(location string) (forge, account string, ok bool) { return t.owner(location) }
