@@ -69,7 +69,7 @@ func githubKeys(base string, client *http.Client, list, field string) KeyFetcher
 		if !strings.EqualFold(forge, "github.com") {
 			return nil, fmt.Errorf("this host reads published keys from github.com only, not %s", forge)
 		}
-		return keysAt(ctx, client, base+"/users/"+url.PathEscape(account)+"/"+list, field, nil)
+		return keysAt(ctx, client, base+"/users/"+url.PathEscape(account)+"/"+list, githubType, field, nil)
 	}
 }
 
@@ -103,7 +103,7 @@ func gitlabKeys(base string, client *http.Client, list string, keep func(map[str
 			Username string `json:"username"`
 		}
 		u := base + "/api/v4/users?username=" + url.QueryEscape(account)
-		if err := getJSON(ctx, client, u, &users); err != nil {
+		if err := getJSON(ctx, client, u, jsonType, &users); err != nil {
 			return nil, err
 		}
 		// The search is by exact username, but a forge that answered
@@ -117,7 +117,7 @@ func gitlabKeys(base string, client *http.Client, list string, keep func(map[str
 		if id == 0 {
 			return nil, fmt.Errorf("%s has no user %s", forge, account)
 		}
-		return keysAt(ctx, client, fmt.Sprintf("%s/api/v4/users/%d/%s", base, id, list), "key", keep)
+		return keysAt(ctx, client, fmt.Sprintf("%s/api/v4/users/%d/%s", base, id, list), jsonType, "key", keep)
 	}
 }
 
@@ -140,17 +140,24 @@ func GiteaSSHKeys(base string, client *http.Client) KeyFetcher {
 func giteaKeys(base string, client *http.Client, list, field string) KeyFetcher {
 	base = strings.TrimRight(base, "/")
 	return func(ctx context.Context, forge, account string) ([]string, error) {
-		return keysAt(ctx, client, base+"/api/v1/users/"+url.PathEscape(account)+"/"+list, field, nil)
+		return keysAt(ctx, client, base+"/api/v1/users/"+url.PathEscape(account)+"/"+list, jsonType, field, nil)
 	}
 }
 
+// The media types asked of forges: GitHub documents its own, the others
+// plain JSON.
+const (
+	githubType = "application/vnd.github+json"
+	jsonType   = "application/json"
+)
+
 // keysAt reads a forge's JSON list of keys at u, each key's field,
 // those keep accepts (nil: all).
-func keysAt(ctx context.Context, client *http.Client, u, field string, keep func(map[string]any) bool) ([]string, error) {
+func keysAt(ctx context.Context, client *http.Client, u, accept, field string, keep func(map[string]any) bool) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, keysTimeout)
 	defer cancel()
 	var keys []map[string]any
-	if err := getJSON(ctx, client, u, &keys); err != nil {
+	if err := getJSON(ctx, client, u, accept, &keys); err != nil {
 		return nil, err
 	}
 	var out []string
@@ -162,20 +169,15 @@ func keysAt(ctx context.Context, client *http.Client, u, field string, keep func
 	return out, nil
 }
 
-// getJSON decodes a forge's answer at u into v, at most maxKeysBody.
-func getJSON(ctx context.Context, client *http.Client, u string, v any) error {
+// getJSON decodes a forge's answer at u, asked for as accept, into v,
+// at most maxKeysBody.
+func getJSON(ctx context.Context, client *http.Client, u, accept string, v any) error {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
-	}
-	// GitHub asks for its own media type; the others take plain JSON.
-	accept := "application/json"
-	if strings.HasSuffix(req.URL.Path, "/gpg_keys") && !strings.Contains(req.URL.Path, "/api/v") ||
-		strings.HasSuffix(req.URL.Path, "/ssh_signing_keys") {
-		accept = "application/vnd.github+json"
 	}
 	req.Header.Set("Accept", accept)
 	resp, err := client.Do(req)
