@@ -94,7 +94,7 @@ func (h *Home) Plan(ctx context.Context, source string, opt Options) (*Plan, err
 func (h *Home) plan(ctx context.Context, source, work string, opt Options, index bool) (*Plan, error) {
 	var expected *Identity
 	if index {
-		entry, err := opt.Trust.lookup(source)
+		entry, err := opt.Trust.lookup(ctx, source)
 		if err != nil {
 			return nil, err
 		}

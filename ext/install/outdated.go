@@ -53,7 +53,7 @@ func (h *Home) Outdated(ctx context.Context, trust Trust) ([]Staleness, error) {
 func (s *Staleness) ask(ctx context.Context, r Record, trust Trust) error {
 	source := r.Source
 	if r.Kind == "index" {
-		e, err := trust.lookup(r.ID)
+		e, err := trust.lookup(ctx, r.ID)
 		if err != nil {
 			return err
 		}

@@ -209,9 +209,37 @@ func TestForgeOwner(t *testing.T) {
 		{"https://example.com/ada/whisper", "", ""},
 		{"/srv/git/whisper", "", ""},
 		{"https://github.com/ada", "", ""},
+		{"https://gitlab.com/ada/whisper.git", "gitlab.com", "ada"},
+		{"https://gitlab.com/group/sub/whisper", "gitlab.com", "group"},
+		{"git@gitlab.com:ada/whisper.git", "gitlab.com", "ada"},
+		{"ssh://git@gitlab.com/ada/whisper.git", "gitlab.com", "ada"},
+		{"ssh://git@codeberg.org:22/bob/x", "codeberg.org", "bob"},
+		{"git@codeberg.org:bob/x.git", "codeberg.org", "bob"},
+		{"https://Codeberg.org/bob/x", "codeberg.org", "bob"},
+		{"https://git.example.org/ada/whisper", "", ""},
+		{"ssh://ada@/whisper", "", ""},
 	}
 	for _, tc := range tests {
 		forge, account, ok := install.ForgeOwner(tc.loc)
+		assert.Equal(t, tc.forge != "", ok, tc.loc)
+		assert.Equal(t, tc.forge, forge, tc.loc)
+		assert.Equal(t, tc.account, account, tc.loc)
+	}
+}
+
+// TestForgeOwnerOfConfiguredHosts: a host Trust.Forges configures is a
+// forge like the public ones; the defaults stay known beside it.
+func TestForgeOwnerOfConfiguredHosts(t *testing.T) {
+	tr := install.Trust{Forges: map[string]string{"Git.Example.org": install.ForgeGitLab, "forgejo.example.net": install.ForgeGitea}}
+	tests := []struct{ loc, forge, account string }{
+		{"https://git.example.org/ada/whisper", "git.example.org", "ada"},
+		{"git@git.example.org:ada/whisper.git", "git.example.org", "ada"},
+		{"ssh://git@forgejo.example.net:2222/bob/x.git", "forgejo.example.net", "bob"},
+		{"https://github.com/ada/whisper", "github.com", "ada"},
+		{"https://other.example.org/ada/whisper", "", ""},
+	}
+	for _, tc := range tests {
+		forge, account, ok := tr.OwnerOf(tc.loc)
 		assert.Equal(t, tc.forge != "", ok, tc.loc)
 		assert.Equal(t, tc.forge, forge, tc.loc)
 		assert.Equal(t, tc.account, account, tc.loc)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,7 +37,12 @@ const (
 	extTimeoutEnv  = "MONKEYLLM_EXT_WORKER_TIMEOUT"
 	extIndexEnv    = "MONKEYLLM_EXT_INDEX"
 	extIndexKeyEnv = "MONKEYLLM_EXT_INDEX_KEY"
+	extForgesEnv   = "MONKEYLLM_EXT_FORGES"
 )
+
+// extHTTPClient is the client for the index and the forges' keys; nil
+// is http.DefaultClient. Only tests set it, to trust a TLS test server.
+var extHTTPClient *http.Client
 
 // extCommand is "vine ext": install extensions into this host's install
 // home and enable them per forest (spec 11). Installing is the host's
@@ -48,7 +54,10 @@ func extCommand() *cli.Command {
 		UsageText: "vine ext install|update|list|outdated|show|kit|config|enable|disable|remove|quarantine ...",
 		Description: `Extensions are separate executables speaking vine-ext/1; the host runs them
 isolated and kills what hangs. The install home is --home DIR, else
-$MONKEYLLM_EXT_HOME, else ~/.monkeyllm/extensions. ` + install.KitNote,
+$MONKEYLLM_EXT_HOME, else ~/.monkeyllm/extensions. Signed tags verify
+against keys published on github.com, gitlab.com, codeberg.org and the
+hosts $MONKEYLLM_EXT_FORGES names (host=github|gitlab|gitea, comma
+separated). ` + install.KitNote,
 		Commands: []*cli.Command{extInstallCommand(), extUpdateCommand(), extListCommand(), extOutdatedCommand(), extShowCommand(), extKitCommand(),
 			extConfigCommand(), extEnableCommand(true), extEnableCommand(false), extRemoveCommand(), extQuarantineCommand()},
 		Action: func(_ context.Context, c *cli.Command) error {
@@ -93,12 +102,14 @@ func extWorkerOptions() (worker.Options, error) {
 	return opt, nil
 }
 
-// extTrust is what signatures and the index are weighed with: GitHub's
-// published keys, and the index at $MONKEYLLM_EXT_INDEX whose detached
-// signature must verify against $MONKEYLLM_EXT_INDEX_KEY (an Ed25519
-// public key, base64).
+// extTrust is what signatures and the index are weighed with: the
+// published keys of github.com, gitlab.com, codeberg.org and the forges
+// $MONKEYLLM_EXT_FORGES adds (host=github|gitlab|gitea, comma
+// separated), and the index at $MONKEYLLM_EXT_INDEX (a file or an https
+// URL) whose detached signature must verify against
+// $MONKEYLLM_EXT_INDEX_KEY (an Ed25519 public key, base64).
 func extTrust() (install.Trust, error) {
-	t := install.Trust{Index: os.Getenv(extIndexEnv)}
+	t := install.Trust{Index: os.Getenv(extIndexEnv), Client: extHTTPClient}
 	if raw := os.Getenv(extIndexKeyEnv); raw != "" {
 		key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
 		if err != nil || len(key) != 32 {
@@ -106,7 +117,35 @@ func extTrust() (install.Trust, error) {
 		}
 		t.IndexKey = key
 	}
+	forges, err := parseForges(os.Getenv(extForgesEnv))
+	if err != nil {
+		return t, err
+	}
+	t.Forges = forges
 	return t, nil
+}
+
+// parseForges reads $MONKEYLLM_EXT_FORGES: host=kind pairs, comma
+// separated, each kind github, gitlab or gitea.
+func parseForges(raw string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, pair := range strings.Split(raw, ",") {
+		if pair = strings.TrimSpace(pair); pair == "" {
+			continue
+		}
+		host, kind, _ := strings.Cut(pair, "=")
+		host, kind = strings.ToLower(strings.TrimSpace(host)), strings.ToLower(strings.TrimSpace(kind))
+		switch kind {
+		case install.ForgeGitHub, install.ForgeGitLab, install.ForgeGitea:
+		default:
+			return nil, fmt.Errorf("%s: %q is not host=github|gitlab|gitea", extForgesEnv, pair)
+		}
+		if host == "" || strings.ContainsAny(host, "/@ ") {
+			return nil, fmt.Errorf("%s: %q names no host", extForgesEnv, pair)
+		}
+		out[host] = kind
+	}
+	return out, nil
 }
 
 func openExtHome(c *cli.Command, e env) (*install.Home, bool) {
@@ -123,7 +162,7 @@ func extInstallCommand() *cli.Command {
 		Name:  "install",
 		Usage: "resolve, check and install an extension (an index id, a directory, .zip, https URL of a .zip, or git URL@ref)",
 		UsageText: "vine ext install SOURCE [--acknowledge] [--enable-on DIR] [--home DIR] [--json]\n" +
-			"   SOURCE: ID (from $" + extIndexEnv + ") | ./dir | ./x.zip | https://host/x.zip | github.com/org/repo@v1.2.0 | ./repo#branch",
+			"   SOURCE: ID (from $" + extIndexEnv + ", a file or https URL) | ./dir | ./x.zip | https://host/x.zip | github.com/org/repo@v1.2.0 | ./repo#branch",
 		Flags: []cli.Flag{extHomeFlag(),
 			&cli.BoolFlag{Name: "acknowledge", Usage: "install although it is unverified (read its licence and code first)"},
 			&cli.StringFlag{Name: "enable-on", Usage: "then enable it on the forest `DIR` (a commit in _meta/extensions.yaml)", TakesFile: true},
