@@ -4,6 +4,7 @@ package vine
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"strings"
@@ -199,4 +200,32 @@ func scannedOf(t *testing.T, answer string) string {
 	}
 	require.NoError(t, json.Unmarshal([]byte(answer), &a))
 	return a.Scanned.String()
+}
+
+// Memo rows another implementation wrote come without the bookkeeping
+// row this engine keeps per term: a scan through the index still trusts
+// them by body hash, so here, where every row records no match, the
+// answer is empty although the bodies hold the term.
+func TestBodyIndexTrustsMemoRowsWithoutBookkeeping(t *testing.T) {
+	defer sniff.SetIndexMinScopeForTest(0)()
+	v, _ := writableFixture(t)
+	buildIndex(t, v)
+	args := `{"terms": ["skipper"], "k": 20}`
+	clearMemo(t, v)
+	require.Contains(t, sniffJSON(t, v, args), `"id"`, "the fixture holds the term")
+	v.background.Wait()
+	require.NoError(t, v.cat.Write(context.Background(), func(tx *sql.Tx) error {
+		for _, q := range []string{"UPDATE sniff_memo SET lines = '[]', line_nos = '' WHERE term = 'skipper'",
+			"DELETE FROM sniff_terms", "DELETE FROM sniff_cover"} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	v.sniffer.DropHot()
+	used := v.sniffer.IndexedScansForTest()
+	got := sniffJSON(t, v, args)
+	assert.Equal(t, used+1, v.sniffer.IndexedScansForTest(), "the index answered")
+	assert.JSONEq(t, `{"results": [], "scanned_nodes": `+scannedOf(t, got)+`, "truncated": false}`, got)
 }

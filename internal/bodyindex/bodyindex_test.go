@@ -174,3 +174,16 @@ func BenchmarkBuild(b *testing.B) {
 		require.NoError(b, w.Commit())
 	}
 }
+
+func TestSetAddAll(t *testing.T) {
+	a, b := NewSet(130), NewSet(130)
+	for _, d := range []int32{0, 64, 129} {
+		a.Add(d)
+	}
+	for _, d := range []int32{1, 64, 128} {
+		b.Add(d)
+	}
+	a.AddAll(b)
+	assert.Equal(t, []int32{0, 1, 64, 128, 129}, members(a))
+	assert.Equal(t, []int32{1, 64, 128}, members(b), "the other set is left as it was")
+}

@@ -187,6 +187,13 @@ func NewSet(n int) Set { return make(Set, (n+63)/64) }
 // Add puts d in the set.
 func (s Set) Add(d int32) { s[d>>6] |= 1 << (d & 63) }
 
+// AddAll puts every document of o, a set over as many documents, in s.
+func (s Set) AddAll(o Set) {
+	for i := range s {
+		s[i] |= o[i]
+	}
+}
+
 // Has reports whether d is in the set.
 func (s Set) Has(d int32) bool { return s[d>>6]&(1<<(d&63)) != 0 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -136,29 +137,59 @@ func (e *Engine) compareCatalog(ctx context.Context, gen int64, idx *bodyindex.I
 	return a, nil
 }
 
-// indexedTerms adds to read the nodes in scope that may hold one of the
-// terms (all the index offers, and every node it does not hold as the
-// catalog has it), with their body hashes.
-func (e *Engine) indexedTerms(ctx context.Context, scope Scope, a *agreement, terms [][]rune, read map[string]string) error {
-	needles := make([][]byte, len(terms))
+// indexedTerms finds each term's candidates in scope: the nodes that may
+// hold it (all the index offers for it, and every node the index does not
+// hold as the catalog has it), with their body hashes. They are kept per
+// term because a node the index rules out for a term holds it nowhere:
+// one common term must not make every node a candidate of the rare ones,
+// whose memo rows would then all be read.
+func (e *Engine) indexedTerms(ctx context.Context, scope Scope, a *agreement, terms [][]rune) ([]map[string]string, error) {
+	sets := make([]bodyindex.Set, len(terms))
+	union := bodyindex.NewSet(a.idx.Len())
 	for i, t := range terms {
-		needles[i] = []byte(string(t))
+		set, err := a.idx.Candidates([][]byte{[]byte(string(t))})
+		if err != nil {
+			return nil, err
+		}
+		sets[i] = set
+		union.AddAll(set)
 	}
-	set, err := a.idx.Candidates(needles)
+	inScope, err := e.inScope(ctx, scope, a, union)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	cands := make([]map[string]string, len(terms))
+	for i, set := range sets {
+		m := map[string]string{}
+		set.Each(func(d int32) {
+			id, _ := a.idx.Doc(d)
+			if hash, ok := inScope[id]; ok {
+				m[id] = hash
+			}
+		})
+		for id := range a.stale {
+			if hash, ok := inScope[id]; ok {
+				m[id] = hash
+			}
+		}
+		cands[i] = m
+	}
+	return cands, nil
+}
+
+// inScope is the nodes of set the catalog holds as the index does, and
+// the nodes it does not, that lie in scope, with their body hashes.
+func (e *Engine) inScope(ctx context.Context, scope Scope, a *agreement, set bodyindex.Set) (map[string]string, error) {
+	out := map[string]string{}
 	if scope.Whole {
 		set.Each(func(d int32) {
 			if a.fresh.Has(d) {
 				id, h := a.idx.Doc(d)
-				read[id] = hex.EncodeToString(h[:])
+				out[id] = hex.EncodeToString(h[:])
 			}
 		})
-		for id, hash := range a.stale {
-			read[id] = hash
-		}
-		return nil
+		maps.Copy(out, a.stale)
+		return out, nil
 	}
 	var ids []string
 	set.Each(func(d int32) {
@@ -172,15 +203,15 @@ func (e *Engine) indexedTerms(ctx context.Context, scope Scope, a *agreement, te
 	}
 	list, err := json.Marshal(ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	q := "SELECT nodes.id, nodes.body_hash FROM nodes WHERE nodes.id IN (SELECT value FROM json_each(?)) AND " + scope.Where
-	return e.eachRow(ctx, q, append([]any{string(list)}, scope.Args...), func(rows *sql.Rows) error {
+	return out, e.eachRow(ctx, q, append([]any{string(list)}, scope.Args...), func(rows *sql.Rows) error {
 		var id, hash string
 		if err := rows.Scan(&id, &hash); err != nil {
 			return err
 		}
-		read[id] = hash
+		out[id] = hash
 		return nil
 	})
 }

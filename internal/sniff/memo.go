@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -161,11 +162,14 @@ func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune,
 	for i, ti := range indexed {
 		ts[i] = terms[ti]
 	}
-	cand := map[string]string{}
-	err := e.indexedTerms(ctx, scope, agree, ts, cand)
+	cands, err := e.indexedTerms(ctx, scope, agree, ts)
 	if err == nil {
 		e.grams.used.Add(1)
-		return indexed, cand, e.candidatesFromMemo(ctx, terms, indexed, cand, res, uncovered)
+		cand := map[string]string{}
+		for _, m := range cands {
+			maps.Copy(cand, m)
+		}
+		return indexed, cand, e.candidatesFromMemo(ctx, terms, indexed, cands, cand, res, uncovered)
 	}
 	if ctx.Err() != nil {
 		return nil, nil, err
@@ -180,34 +184,39 @@ func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune,
 	return nil, nil, nil
 }
 
-// candidatesFromMemo answers a candidate from its memo rows when every
-// indexed term has a valid one (a scan before this one read it), and
+// candidatesFromMemo answers a candidate (cand: every indexed term's,
+// cands[i]: the i-th term's) from its memo rows when every indexed term it
+// is a candidate of has a valid one (a scan before this one read it), and
 // sends the others to be read. A row whose line numbers do not decode
 // counts as missing.
-func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed []int, cand map[string]string,
-	res *scanResult, uncovered map[string]string) error {
-	ids := make([]string, 0, len(cand))
-	for id, hash := range cand {
-		if hash != "" {
-			ids = append(ids, id)
-		}
-	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
+func (e *Engine) candidatesFromMemo(ctx context.Context, terms [][]rune, indexed []int, cands []map[string]string,
+	cand map[string]string, res *scanResult, uncovered map[string]string) error {
 	rows := make([]map[string][]Line, len(indexed)) // per indexed term: node -> lines (nil: none)
 	for i, ti := range indexed {
-		m, err := e.validRows(ctx, string(terms[ti]), string(list), len(ids), cand)
+		ids := make([]string, 0, len(cands[i]))
+		for id, hash := range cands[i] {
+			if hash != "" {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		list, err := json.Marshal(ids)
 		if err != nil {
 			return err
 		}
-		rows[i] = m
+		if rows[i], err = e.validRows(ctx, string(terms[ti]), string(list), len(ids), cands[i]); err != nil {
+			return err
+		}
 	}
 	numbersOnly := e.cat.HasColumn("sniff_memo", "line_nos")
 	for id, hash := range cand {
 		answered := hash != ""
 		for i := range indexed {
+			if _, candidate := cands[i][id]; !candidate {
+				continue // the index rules the term out here
+			}
 			if _, ok := rows[i][id]; !ok {
 				answered = false
 				break
