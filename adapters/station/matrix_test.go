@@ -74,7 +74,8 @@ func TestCapabilityMatrix(t *testing.T) {
 		{"POST", "/v1/admin/reindex", forestBody, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/recurate", map[string]any{"forest": forestID, "derive": []string{"aliases"}}, []string{"owner", "admin"}},
 		{"GET", "/v1/admin/remotes" + q, nil, []string{"owner", "admin"}},
-		{"POST", "/v1/admin/remotes", map[string]any{"forest": forestID, "name": "backup", "url": "https://9.9.9.9/forest.git"}, []string{"owner", "admin"}}, // a public literal: CI resolves no names
+		// A public address literal: CI machines resolve no names.
+		{"POST", "/v1/admin/remotes", map[string]any{"forest": forestID, "name": "backup", "url": "https://9.9.9.9/forest.git"}, []string{"owner", "admin"}},
 		{"POST", "/v1/admin/push", map[string]any{"forest": forestID, "remote": "none"}, []string{}}, // no such remote: E_NOT_FOUND for every admin
 		{"POST", "/v1/admin/pull", map[string]any{"forest": forestID, "remote": "none"}, []string{}},
 		{"GET", "/v1/forests/" + forestID + "/graph", nil, []string{"owner", "admin", "editor", "reader"}},  // the paired owner key carries no owner bit, and the owner holds no grant
