@@ -6,7 +6,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -228,4 +230,39 @@ func TestBodyIndexTrustsMemoRowsWithoutBookkeeping(t *testing.T) {
 	got := sniffJSON(t, v, args)
 	assert.Equal(t, used+1, v.sniffer.IndexedScansForTest(), "the index answered")
 	assert.JSONEq(t, `{"results": [], "scanned_nodes": `+scannedOf(t, got)+`, "truncated": false}`, got)
+}
+
+// A scan that meets more bodies holding a term than it reads whole ranks
+// them on their folds' line numbers and reads only the hits it renders:
+// the answers are those of whole reads, cold, warm, and from the memo
+// rows that scan left (negatives and the rendered hits' records).
+func TestSniffRankedOnFoldsAnswersAsWholeReads(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("index=%v", indexed), func(t *testing.T) {
+			if indexed {
+				defer sniff.SetIndexMinScopeForTest(0)()
+			}
+			v, _ := writableFixture(t)
+			buildIndex(t, v)
+			calls := append(slices.Clone(oddSniffCalls), `{"terms": ["the", "skipper"], "k": 3}`, `{"terms": ["an"], "k": 1}`)
+			for _, args := range calls {
+				v.background.Wait()
+				clearMemo(t, v)
+				want := sniffJSON(t, v, args)
+				restore := sniff.SetFullReadMaxForTest(0)
+				v.background.Wait()
+				clearMemo(t, v)
+				assert.Equal(t, want, sniffJSON(t, v, args), "cold, ranked on folds: %s", args)
+				v.background.Wait()
+				assert.Equal(t, want, sniffJSON(t, v, args), "warm: %s", args)
+				v.background.Wait()
+				v.sniffer.DropHot()
+				assert.Equal(t, want, sniffJSON(t, v, args), "from the memo rows it left: %s", args)
+				restore()
+				v.background.Wait()
+				v.sniffer.DropHot()
+				assert.Equal(t, want, sniffJSON(t, v, args), "whole reads again, over those rows: %s", args)
+			}
+		})
+	}
 }

@@ -43,3 +43,12 @@ func (e *Engine) SetBodyIndexForTest(on bool) {
 
 // IndexedScansForTest is how many scans looked terms up in the body index.
 func (e *Engine) IndexedScansForTest() int64 { return e.grams.used.Load() }
+
+// SetFullReadMaxForTest sets the most bodies holding a term that one scan
+// reads from their files (fullReadMax), so small forests take the path of
+// a common term in a large one, and returns the function that restores it.
+func SetFullReadMaxForTest(n int) (restore func()) {
+	old := fullReadMax
+	fullReadMax = n
+	return func() { fullReadMax = old }
+}

@@ -36,6 +36,10 @@ type scanResult struct {
 	partial map[string]string
 	skipped int // unreadable or unreachable bodies, not counted as scanned
 	fresh   []memoEntry
+	// folded holds the nodes whose lists are line numbers taken from
+	// their fold (see readAndScan): their records, once settle reads the
+	// ones rendered, are stored as fresh as a whole read's.
+	folded map[string]bool
 
 	generation int64    // the catalog this scan read
 	cover      []string // terms this whole-forest scan leaves fully memoized
@@ -90,12 +94,13 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 		toRead = append(toRead, id)
 	}
 	slices.Sort(toRead)
-	scans, err := e.readAndScan(ctx, toRead, uncovered, terms)
+	scans, numbers, err := e.readAndScan(ctx, toRead, uncovered, terms)
 	if err != nil {
 		return nil, err
 	}
 	var skipped []string
-	for i, id := range toRead { // id order: deterministic results
+	numbered := make([]bool, len(terms)) // terms with a hit known by line numbers only
+	for i, id := range toRead {          // id order: deterministic results
 		delete(res.partial, id) // read whole: every term's lists are full
 		if scans[i] == nil {
 			res.skipped++
@@ -103,11 +108,28 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			delete(res.found, id)
 			continue
 		}
+		if numbers[i] {
+			res.partial[id] = uncovered[id]
+			if res.folded == nil {
+				res.folded = map[string]bool{}
+			}
+			res.folded[id] = true
+		}
 		for ti, lines := range scans[i] {
 			res.add(id, ti, len(terms), lines)
+			if numbers[i] && len(lines) > 0 {
+				numbered[ti] = true // no records to store: settle stores the ones it reads
+				continue
+			}
 			if hash := uncovered[id]; hash != "" {
 				res.fresh = append(res.fresh, memoEntry{term: string(terms[ti]), node: id, hash: hash, lines: lines})
 			}
+		}
+	}
+	// A term some of whose hits are not stored is not covered by the memo.
+	for ti, t := range terms {
+		if numbered[ti] {
+			res.cover = slices.DeleteFunc(res.cover, func(c string) bool { return c == string(t) })
 		}
 	}
 	if scope.Whole && len(indexed) > 0 && ctx.Err() == nil {
@@ -346,10 +368,18 @@ const scanWorkers = 4
 // holds under its current hash is rejected without opening its file; the
 // cache is read in runs of neighbouring entries (foldRuns), a few hundred
 // reads for a whole forest, through one buffer per worker.
-func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[string]string, terms [][]rune) ([][][]Line, error) {
+//
+// A body whose fold holds a term is read from its file and scanned for
+// full records when the scan meets at most fullReadMax of them. Past
+// that (a common term in a large forest), ranking needs line numbers
+// only, which the fold gives (its lines are the body's, see scanFolded):
+// numbers[i] marks those lists, and settle reads the files of the hits
+// it renders. At 100,000 nodes a term in most bodies read every file,
+// seconds of a cold sniff.
+func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[string]string, terms [][]rune) (out [][][]Line, numbers []bool, err error) {
 	cache, release := e.folds.acquire(e.loadFolds)
 	defer release()
-	out := make([][][]Line, len(ids))
+	out, numbers = make([][][]Line, len(ids)), make([]bool, len(ids))
 	var cached io.ReaderAt
 	if cache != nil {
 		r, done, err := cache.open()
@@ -386,7 +416,7 @@ func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[strin
 				for _, en := range job.run.entries {
 					folded := buf[en.off-job.run.start:][:en.n]
 					if sc.holdsAny(folded) {
-						out[en.i] = e.scanFile(sc, ids[en.i])
+						out[en.i], numbers[en.i] = sc.lineNumbers(folded), true
 					} else {
 						out[en.i] = make([][]Line, len(terms))
 					}
@@ -394,20 +424,55 @@ func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[strin
 			}
 		})
 	}
-feed:
-	for _, job := range slices.Concat(runJobs(runs), directJobs(direct)) {
-		select {
-		case next <- job:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
+	feedJobs(ctx, next, slices.Concat(runJobs(runs), directJobs(direct)))
 	wg.Wait()
 	if n := int(stale.Load()); n >= foldRefreshMin && n*4 >= len(ids) {
 		e.scheduleFoldRefresh()
 	}
-	return out, ctx.Err()
+	var holders []scanJob
+	for i, n := range numbers {
+		if n {
+			holders = append(holders, scanJob{i: i})
+		}
+	}
+	if len(holders) <= fullReadMax {
+		e.scanFiles(ctx, ids, terms, holders, out, numbers)
+	}
+	return out, numbers, ctx.Err()
+}
+
+// fullReadMax is the most bodies holding a term that one scan reads from
+// their files (see readAndScan). A variable so tests can lower it.
+var fullReadMax = 256
+
+// feedJobs sends the jobs to the workers until ctx is done, then closes
+// the channel.
+func feedJobs(ctx context.Context, next chan<- scanJob, jobs []scanJob) {
+	defer close(next)
+	for _, job := range jobs {
+		select {
+		case next <- job:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// scanFiles reads and scans the files of the jobs' bodies in parallel,
+// replacing their line numbers with full records.
+func (e *Engine) scanFiles(ctx context.Context, ids []string, terms [][]rune, jobs []scanJob, out [][][]Line, numbers []bool) {
+	next := make(chan scanJob)
+	var wg sync.WaitGroup
+	for range min(scanWorkers, len(jobs)) {
+		wg.Go(func() {
+			sc := newBodyScanner(terms)
+			for job := range next {
+				out[job.i], numbers[job.i] = e.scanFile(sc, ids[job.i]), false
+			}
+		})
+	}
+	feedJobs(ctx, next, jobs)
+	wg.Wait()
 }
 
 // scanFile reads a body from its file and scans it; nil when unreadable.

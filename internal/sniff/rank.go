@@ -218,11 +218,32 @@ func (e *Engine) fullLines(ctx context.Context, scan *scanResult, pending []*nod
 		}
 	}
 	for _, h := range pending {
-		if h.numbersOnly {
-			e.completeLines(h, full[h.cand.id], terms, len(terms))
+		if !h.numbersOnly {
+			continue
+		}
+		if body, read := e.completeLines(h, full[h.cand.id], terms, len(terms)); read && scan.folded[h.cand.id] {
+			e.keepRead(scan, h, body, terms)
 		}
 	}
 	return nil
+}
+
+// keepRead stores the records settle read for a hit ranked on its fold's
+// line numbers, as a whole read would have: memo rows to write, and the
+// hot memo's full records. Only records of the body the numbers were
+// valid for are kept; a body changed since is left to the next scan.
+func (e *Engine) keepRead(scan *scanResult, h *nodeHit, body string, terms [][]rune) {
+	hash := scan.partial[h.cand.id]
+	if h.gone || hash == "" || bodyHash(body) != hash {
+		return
+	}
+	for ti, lines := range h.terms {
+		if len(lines) == 0 {
+			continue // a recorded non-match was stored with the scan
+		}
+		scan.fresh = append(scan.fresh, memoEntry{term: string(terms[ti]), node: h.cand.id, hash: hash, lines: lines})
+		e.hot.keepFull(string(terms[ti]), scan.generation, h.cand.id, lines)
+	}
 }
 
 // memoFull reads the memo rows of the (node, term) pairs into full, and
@@ -263,27 +284,28 @@ func (e *Engine) memoFull(ctx context.Context, scan *scanResult, pairs [][2]stri
 }
 
 // completeLines takes the full records when they agree with the numbers
-// ranked on, else rescans the body; a body gone or unreadable drops the
-// hit.
-func (e *Engine) completeLines(h *nodeHit, full [][]Line, terms [][]rune, nTerms int) {
+// ranked on, else rescans the body, which it returns (read); a body gone
+// or unreadable drops the hit.
+func (e *Engine) completeLines(h *nodeHit, full [][]Line, terms [][]rune, nTerms int) (body string, read bool) {
 	h.numbersOnly = false
 	if sameLineNumbers(h.terms, full) {
 		h.terms = full
 		h.setLines(full)
-		return
+		return "", false
 	}
 	body, ok := e.body(h.cand.id)
 	if !ok {
 		h.gone = true
-		return
+		return "", false
 	}
 	h.terms = ScanBody(body, terms)
 	h.setLines(h.terms)
 	if h.nLines == 0 {
 		h.gone = true
-		return
+		return body, true
 	}
 	h.rescore(nTerms, alpha)
+	return body, true
 }
 
 // sameLineNumbers reports whether full has, term by term, exactly the

@@ -130,6 +130,24 @@ func (s *bodyScanner) scanFolded(body string, out [][]Line) bool {
 	return true
 }
 
+// lineNumbers is scan's answer from a fold alone: per term, the numbers
+// of the lines holding it, with no section, position or text. The lines
+// of a fold are those of its body (see scanFolded), so the numbers are
+// the ones scan gives; the records are read from the body when needed.
+func (s *bodyScanner) lineNumbers(folded []byte) [][]Line {
+	out := make([][]Line, len(s.needles))
+	k := 0
+	forEachLine(folded, func(start, end int) {
+		k++
+		for i, n := range s.needles {
+			if bytes.Contains(folded[start:end], n) {
+				out[i] = append(out[i], Line{Line: k})
+			}
+		}
+	})
+	return out
+}
+
 // holdsAny reports whether folded text holds at least one of the terms.
 func (s *bodyScanner) holdsAny(folded []byte) bool {
 	for _, n := range s.needles {
