@@ -4,6 +4,7 @@ package gardener
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/budget"
 )
 
 // FuzzParseConfig: any bytes parse to a config or an E_SCHEMA refusal,
@@ -156,10 +158,45 @@ func proseOfUnguarded(body string) string {
 		kept = append(kept, t)
 	}
 	text := strings.Join(kept, " ")
-	for _, m := range markup {
+	for _, m := range markupRegexps {
 		text = m.re.ReplaceAllString(text, m.repl)
 	}
 	return strings.Join(strings.Fields(text), " ")
+}
+
+// markupRegexps are proseOf's rewrites as the reference states them, all
+// as patterns: the oracle for the direct scans.
+var markupRegexps = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{imageRE, ""}, {linkRE, "$1"}, {strongRE, "$2"},
+	{emphStarRE, "$1"}, {emphUndRE, "$1$2$3"}, {strikeRE, "$1"},
+}
+
+var (
+	emphStarRE = regexp.MustCompile(`\*(\S(?:[^*]*?\S)?)\*`)
+	emphUndRE  = regexp.MustCompile(`(^|[^\pL\pN_])_(\S(?:[^_]*?\S)?)_($|[^\pL\pN_])`)
+)
+
+// FuzzEmphasisScanners: the direct scans answer as the patterns do, on
+// any text (invalid UTF-8 included: both read a bad byte as U+FFFD).
+func FuzzEmphasisScanners(f *testing.F) {
+	for _, s := range []string{
+		"_a_", "a _b_ c", "_a_ _b_", "x__y__z", "__", "___", "_ a_", "_a _", "(_a_)", "é_ü_é",
+		"*a*", "**", "***", "* a*", "*a *b*", "a*b*c", "_a_b_ *c*d*", "_\u00a0_", "\v_x_\v",
+		"snake_case and _emph_", "_x_\xff_y_", "1_2_3", "-_x_-_y_-",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := stripUnderscoreEmphasis(s), emphUndRE.ReplaceAllString(s, "$1$2$3"); got != want {
+			t.Fatalf("underscores in %q: %q, pattern %q", s, got, want)
+		}
+		if got, want := stripStarEmphasis(s), emphStarRE.ReplaceAllString(s, "$1"); got != want {
+			t.Fatalf("stars in %q: %q, pattern %q", s, got, want)
+		}
+	})
 }
 
 // FuzzProseOfGuards: skipping a rewrite whose literal is absent changes
@@ -178,6 +215,50 @@ func FuzzProseOfGuards(f *testing.F) {
 		}
 		if got, want := proseOf(body), proseOfUnguarded(body); got != want {
 			t.Fatalf("proseOf(%q) = %q, unguarded %q", body, got, want)
+		}
+	})
+}
+
+// fitSentencesWhole is fitSentences as it was, splitting the whole text
+// into sentences first: the oracle for the one that stops early.
+func fitSentencesWhole(text string) string {
+	if text == "" {
+		return ""
+	}
+	var sentences []string
+	last := 0
+	for _, m := range sentenceRE.FindAllStringIndex(text, -1) {
+		sentences = append(sentences, strings.TrimSpace(text[last:m[1]]))
+		last = m[1]
+	}
+	if rest := strings.TrimSpace(text[last:]); rest != "" {
+		sentences = append(sentences, rest)
+	}
+	out := ""
+	for _, s := range sentences {
+		next := strings.TrimSpace(out + " " + s)
+		if budget.EstimateTokens(next) > derivedSummaryTokens {
+			break
+		}
+		out = next
+	}
+	if out == "" {
+		return cutWords(sentences[0], derivedSummaryTokens)
+	}
+	return out
+}
+
+// FuzzFitSentences: taking sentences one at a time answers as splitting
+// the whole text did, on proseOf's output (no space at either end).
+func FuzzFitSentences(f *testing.F) {
+	f.Add("One. Two! Three? " + strings.Repeat("word ", 60))
+	f.Add(strings.Repeat("This sentence has exactly forty chars. ", 8))
+	f.Add(strings.Repeat("x", 300) + ". y")
+	f.Add("a.b. c!? d")
+	f.Fuzz(func(t *testing.T, s string) {
+		text := strings.Join(strings.Fields(s), " ")
+		if got, want := fitSentences(text), fitSentencesWhole(text); got != want {
+			t.Fatalf("fitSentences(%q) = %q, whole split %q", text, got, want)
 		}
 	})
 }

@@ -20,8 +20,6 @@ var (
 	imageRE    = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)`)
 	linkRE     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	strongRE   = regexp.MustCompile(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
-	emphStarRE = regexp.MustCompile(`\*(\S(?:[^*]*?\S)?)\*`)
-	emphUndRE  = regexp.MustCompile(`(^|[^\pL\pN_])_(\S(?:[^_]*?\S)?)_($|[^\pL\pN_])`)
 	strikeRE   = regexp.MustCompile(`~~(.+?)~~`)
 	sentenceRE = regexp.MustCompile(`[.!?]+\s+`)
 )
@@ -59,27 +57,36 @@ func proseOf(body string) string {
 	text := strings.Join(kept, " ")
 	for _, m := range markup {
 		if m.need(text) {
-			text = m.re.ReplaceAllString(text, m.repl)
+			text = m.rewrite(text)
 		}
 	}
-	return strings.Join(strings.Fields(text), " ")
+	return collapseSpace(text)
 }
 
 // markup are proseOf's rewrites in order, each with a test that is false
 // only when its pattern cannot match (the literal every match contains
 // is absent): the regexp engine scanning a whole manual page for emphasis
-// it does not have was a third of an adopt's conversion cost.
+// it does not have was a third of an adopt's conversion cost. The
+// single-mark emphasis patterns,
+//
+//	\*(\S(?:[^*]*?\S)?)\*                            → $1
+//	(^|[^\pL\pN_])_(\S(?:[^_]*?\S)?)_($|[^\pL\pN_])   → $1$2$3
+//
+// are applied by direct scans (emphasis.go).
 var markup = []struct {
-	re   *regexp.Regexp
-	repl string
-	need func(string) bool
+	rewrite func(string) string
+	need    func(string) bool
 }{
-	{imageRE, "", func(s string) bool { return strings.Contains(s, "![") }},
-	{linkRE, "$1", func(s string) bool { return strings.Contains(s, "](") }},
-	{strongRE, "$2", func(s string) bool { return strings.Contains(s, "**") || strings.Contains(s, "__") }},
-	{emphStarRE, "$1", func(s string) bool { return strings.Count(s, "*") >= 2 }},
-	{emphUndRE, "$1$2$3", func(s string) bool { return strings.Count(s, "_") >= 2 }},
-	{strikeRE, "$1", func(s string) bool { return strings.Contains(s, "~~") }},
+	{replacer(imageRE, ""), func(s string) bool { return strings.Contains(s, "![") }},
+	{replacer(linkRE, "$1"), func(s string) bool { return strings.Contains(s, "](") }},
+	{replacer(strongRE, "$2"), func(s string) bool { return strings.Contains(s, "**") || strings.Contains(s, "__") }},
+	{stripStarEmphasis, func(s string) bool { return strings.Count(s, "*") >= 2 }},
+	{stripUnderscoreEmphasis, func(s string) bool { return strings.Count(s, "_") >= 2 }},
+	{replacer(strikeRE, "$1"), func(s string) bool { return strings.Contains(s, "~~") }},
+}
+
+func replacer(re *regexp.Regexp, repl string) func(string) string {
+	return func(s string) string { return re.ReplaceAllString(s, repl) }
 }
 
 // fitSentences takes whole sentences from text while the summary fits
@@ -88,17 +95,25 @@ func fitSentences(text string) string {
 	if text == "" {
 		return ""
 	}
-	var sentences []string
-	last := 0
-	for _, m := range sentenceRE.FindAllStringIndex(text, -1) {
-		sentences = append(sentences, strings.TrimSpace(text[last:m[1]]))
-		last = m[1]
-	}
-	if rest := strings.TrimSpace(text[last:]); rest != "" {
-		sentences = append(sentences, rest)
-	}
-	out := ""
-	for _, s := range sentences {
+	// Sentences are found one at a time: a summary takes a few, and
+	// splitting a whole manual page into sentences cost more than the
+	// rest of the summary.
+	out, first, last := "", "", 0
+	for last < len(text) {
+		var s string
+		if m := sentenceRE.FindStringIndex(text[last:]); m != nil {
+			s = strings.TrimSpace(text[last : last+m[1]])
+			last += m[1]
+		} else {
+			s = strings.TrimSpace(text[last:])
+			last = len(text)
+			if s == "" {
+				break
+			}
+		}
+		if first == "" {
+			first = s
+		}
 		next := strings.TrimSpace(out + " " + s)
 		if budget.EstimateTokens(next) > derivedSummaryTokens {
 			break
@@ -106,7 +121,7 @@ func fitSentences(text string) string {
 		out = next
 	}
 	if out == "" {
-		return cutWords(sentences[0], derivedSummaryTokens)
+		return cutWords(first, derivedSummaryTokens)
 	}
 	return out
 }
