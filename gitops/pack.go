@@ -4,11 +4,11 @@ package gitops
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/zlib"
 	"hash/crc32"
 	"os"
 	"path/filepath"

@@ -3,9 +3,9 @@
 package gitops
 
 import (
-	"compress/zlib"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/zlib"
 	"os"
 	"path/filepath"
 	"slices"
