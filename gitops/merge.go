@@ -365,11 +365,11 @@ func (r *Repo) FinishMerge(ctx context.Context, p *MergePlan, msg Message, opt O
 	if _, err := lock.Write(encodeIndex(idx)); err != nil {
 		return "", fmt.Errorf("gitops: write index: %w", err)
 	}
-	if err := setRef(r.dot, r.st, ref, target, cur); err != nil {
+	if err := setRef(r.dot, r.refs, r.st, ref, target, cur); err != nil {
 		return "", err
 	}
 	if err := lock.commit(); err != nil {
-		if rerr := setRef(r.dot, r.st, ref, cur, target); rerr != nil {
+		if rerr := setRef(r.dot, r.refs, r.st, ref, cur, target); rerr != nil {
 			return "", fmt.Errorf("gitops: replace index: %w (and restoring %s failed: %v)", err, ref, rerr)
 		}
 		return "", fmt.Errorf("gitops: replace index: %w", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/monkeyllm/vine/envelope"
+	"github.com/monkeyllm/vine/internal/replace"
 )
 
 // maxSymrefDepth bounds symbolic-ref chains, as git does.
@@ -55,6 +57,12 @@ type lockFile struct {
 	name string
 	f    billy.File
 	done bool
+	// dir, when set, is the git directory's path, and commit puts the lock
+	// in place with replace.File: a swap that leaves the old content under
+	// <name>.lock for an instant. Only for locks a repair removes when it
+	// finds them (FinishInterrupted), never the index's, whose lock a
+	// repair promotes.
+	dir string
 }
 
 func acquire(fs billy.Filesystem, name string) (*lockFile, error) {
@@ -82,7 +90,13 @@ func (l *lockFile) commit() error {
 	if err := l.f.Close(); err != nil {
 		return err
 	}
-	if err := l.fs.Rename(l.name+".lock", l.name); err != nil {
+	rename := l.fs.Rename
+	if l.dir != "" {
+		rename = func(from, to string) error {
+			return replace.File(filepath.Join(l.dir, filepath.FromSlash(from)), filepath.Join(l.dir, filepath.FromSlash(to)))
+		}
+	}
+	if err := rename(l.name+".lock", l.name); err != nil {
 		return err
 	}
 	l.done = true
@@ -103,11 +117,15 @@ func (l *lockFile) release() {
 // setRef moves ref from old to next under the ref's lock, refusing when the
 // ref no longer holds old (another writer got there first). A zero next
 // deletes the loose ref, which undoes the birth of a branch.
-func setRef(fs billy.Filesystem, st storer.ReferenceStorer, name plumbing.ReferenceName, next, old plumbing.Hash) error {
+//
+// dir is the git directory's path when the refs live in it (Repo.refs),
+// else "".
+func setRef(fs billy.Filesystem, dir string, st storer.ReferenceStorer, name plumbing.ReferenceName, next, old plumbing.Hash) error {
 	l, err := acquire(fs, name.String())
 	if err != nil {
 		return err
 	}
+	l.dir = dir
 	defer l.release()
 	cur := plumbing.ZeroHash
 	ref, err := st.Reference(name)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/klauspost/compress/zlib"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,7 @@ const DefaultBranch = "main"
 type Repo struct {
 	root string              // absolute forest root = worktree top level
 	dot  billy.Filesystem    // the git directory
+	refs string              // the git directory's path when it holds the branch refs itself (no commondir), else ""
 	st   *filesystem.Storage // write-side storage, used under mu only
 	objs cache.Object        // decoded-object cache shared by readers (it locks itself)
 
@@ -109,7 +111,11 @@ func Open(dir string) (*Repo, error) {
 	if !ok {
 		return nil, fmt.Errorf("gitops: open %s: unexpected storage %T", abs, g.Storer)
 	}
-	return &Repo{root: abs, dot: st.Filesystem(), st: st, objs: cache.NewObjectLRU(readerCacheSize)}, nil
+	r := &Repo{root: abs, dot: st.Filesystem(), st: st, objs: cache.NewObjectLRU(readerCacheSize)}
+	if _, err := os.Stat(filepath.Join(r.dot.Root(), "commondir")); errors.Is(err, fs.ErrNotExist) {
+		r.refs = r.dot.Root()
+	}
+	return r, nil
 }
 
 func notTopLevel(dir string) error {

@@ -26,6 +26,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/journal"
+	"github.com/monkeyllm/vine/internal/replace"
 )
 
 // Result is what one repair did.
@@ -203,8 +204,9 @@ const TempPattern = ".vine-*.tmp"
 var Sidecars = []string{"-wal", "-shm", "-journal"}
 
 // WriteAtomic replaces path with data through a temporary file named after
-// TempPattern and a rename, so a reader never sees half a file and a
-// repair can sweep what a killed writer left.
+// TempPattern put in place by replace.File, so a reader never sees half a
+// file and a repair can sweep what a killed writer left (the new file
+// before the swap, the old one after it).
 func WriteAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), TempPattern)
 	if err != nil {
@@ -221,7 +223,7 @@ func WriteAtomic(path string, data []byte) error {
 		os.Remove(name)
 		return err
 	}
-	if err := os.Rename(name, path); err != nil {
+	if err := replace.File(name, path); err != nil {
 		os.Remove(name)
 		return err
 	}
