@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -123,7 +124,7 @@ func (p *pending) note(o newObject, z []byte, zw *zlib.Writer) error {
 	}
 	if z == nil {
 		var err error
-		if z, err = deflate(zw, body, false); err != nil {
+		if z, err = deflate(zw, body); err != nil {
 			return err
 		}
 	}
@@ -138,19 +139,13 @@ func (p *pending) note(o newObject, z []byte, zw *zlib.Writer) error {
 // OFS_DELTA's distance.
 const entryOverhead = 20
 
-// deflate is data as a zlib stream, written with zw; stored says zw
-// stores without compressing.
-func deflate(zw *zlib.Writer, data []byte, stored bool) ([]byte, error) {
+// deflate is data as a zlib stream, written with zw.
+func deflate(zw *zlib.Writer, data []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	// Growing by doubling dominated large objects, so make room at once:
-	// all of data when stored (plus 5 bytes per 64 KiB block and zlib's
-	// 6), half when compressed (text compresses better; the round keeps
-	// whatever room is left over until it ends).
-	if stored {
-		buf.Grow(len(data) + len(data)>>14 + 16)
-	} else {
-		buf.Grow(len(data)/2 + 64)
-	}
+	// half of data (text compresses better; the round keeps whatever room
+	// is left over until it ends).
+	buf.Grow(len(data)/2 + 64)
 	zw.Reset(&buf)
 	_, err := zw.Write(data)
 	if err := errors.Join(err, zw.Close()); err != nil {
@@ -172,26 +167,30 @@ func (r *Repo) writeCommitPack() error {
 		r.zw, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
 		r.zstore, _ = zlib.NewWriterLevel(nil, zlib.NoCompression)
 	}
+	// zs[i] is the compressed body of a small object, which the round
+	// keeps; a large one is nil, stored straight into the pack (addStored)
+	// and compressed by the round as it sees fit.
 	zs := make([][]byte, len(r.batch))
-	keep := make([]bool, len(r.batch))
 	size := 0
 	for i, o := range r.batch {
-		zw := r.zw
 		if len(o.data) > storeAbove {
-			zw = r.zstore
+			size += len(o.data) + len(o.data)>>14 + 16
+			continue
 		}
-		z, err := deflate(zw, o.data, zw == r.zstore)
+		z, err := deflate(r.zw, o.data)
 		if err != nil {
 			return err
 		}
-		zs[i], keep[i] = z, zw == r.zw
+		zs[i] = z
 		size += len(z)
 	}
 	w := newPackWriter(len(r.batch), size)
+	defer w.release()
 	for i, o := range r.batch {
-		w.add(o.hash, o.typ, len(o.data), 0, zs[i])
-		if !keep[i] {
-			zs[i] = nil // stored, not compressed: the round compresses it again
+		if zs[i] == nil {
+			w.addStored(o.hash, o.typ, o.data, r.zstore)
+		} else {
+			w.add(o.hash, o.typ, len(o.data), 0, zs[i])
 		}
 	}
 	name, err := w.install(r.packDir())
@@ -226,6 +225,7 @@ func (r *Repo) maybeRewrite() {
 		return
 	}
 	w := newPackWriter(len(p.objs), p.bytes)
+	defer w.release()
 	for _, o := range p.objs {
 		w.add(o.hash, o.typ, o.size, w.offsets[o.base], o.z)
 	}
@@ -267,16 +267,29 @@ func removePack(name string) {
 
 // packWriter assembles a pack and its index in memory.
 type packWriter struct {
-	buf     bytes.Buffer
+	buf     *bytes.Buffer
 	idx     idxfile.Writer
 	offsets map[plumbing.Hash]int
 	err     error
 }
 
+// packBufs keeps the buffers packs are assembled in between packs. A
+// commit pack holds every large object of its commit whole (a folder's
+// index, 450 KB once 1,800 documents share the folder), and a fresh
+// buffer for each commit cost its allocation, its zeroing and the
+// collector's time to free it: a tenth of an adopt into one large folder.
+var packBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledPack is the largest buffer packBufs keeps: a round pack of a
+// few MiB is kept, an unusually large one left to the collector.
+const maxPooledPack = 16 << 20
+
 // newPackWriter starts a pack of n entries whose compressed bodies total
 // about size bytes: growing the buffer by doubling cost more than writing.
+// Its buffer comes from packBufs; release gives it back.
 func newPackWriter(n, size int) *packWriter {
-	w := &packWriter{offsets: make(map[plumbing.Hash]int, n)}
+	w := &packWriter{buf: packBufs.Get().(*bytes.Buffer), offsets: make(map[plumbing.Hash]int, n)}
+	w.buf.Reset()
 	w.buf.Grow(12 + size + n*entryOverhead + sha1.Size)
 	w.buf.WriteString("PACK")
 	w.buf.Write(binary.BigEndian.AppendUint32(nil, 2))
@@ -299,6 +312,29 @@ func (w *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size, base int,
 	}
 	w.buf.Write(z)
 	w.idx.Add(h, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
+}
+
+// addStored appends data whole as one entry of type t, its zlib stream
+// written by zw (a NoCompression writer) straight into the pack.
+func (w *packWriter) addStored(h plumbing.Hash, t plumbing.ObjectType, data []byte, zw *zlib.Writer) {
+	start := w.buf.Len()
+	w.offsets[h] = start
+	w.buf.Write(entryHeader(t, len(data)))
+	zw.Reset(w.buf)
+	_, err := zw.Write(data)
+	if err := errors.Join(err, zw.Close()); err != nil && w.err == nil {
+		w.err = fmt.Errorf("gitops: store object: %w", err)
+	}
+	w.idx.Add(h, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
+}
+
+// release gives the writer's buffer back to packBufs once the pack is
+// installed (or abandoned); the writer is not used again.
+func (w *packWriter) release() {
+	if w.buf.Cap() <= maxPooledPack {
+		packBufs.Put(w.buf)
+	}
+	w.buf = nil
 }
 
 // install writes the pack and its index into dir, named as git names
