@@ -4,6 +4,7 @@ package forest
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func SectionLines(body, heading string) []string {
 		return nil
 	}
 	lines := []string{}
-	for _, l := range spanLines(body[h.end:end]) {
+	for l := range spanLines(body[h.end:end]) {
 		lines = append(lines, l.text)
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
@@ -173,7 +174,7 @@ func SetEntry(body, heading, id, line string) string {
 	body, _ = RemoveEntry(body, id)
 	body, h, end := ensureSection(body, heading)
 	at := h.end
-	for _, l := range spanLines(body[h.end:end]) {
+	for l := range spanLines(body[h.end:end]) {
 		if strings.HasPrefix(l.text, entryPrefix) {
 			at = h.end + l.end
 		}
@@ -189,7 +190,7 @@ func SetEntry(body, heading, id, line string) string {
 func ReplaceEntrySummary(body, id, line string) (string, bool) {
 	var b strings.Builder
 	changed := false
-	for _, l := range spanLines(body) {
+	for l := range spanLines(body) {
 		if got, ok := entryID(l.text); ok && got == id && l.text != line {
 			b.WriteString(line)
 			b.WriteString(body[l.start+len(l.text) : l.end])
@@ -212,7 +213,7 @@ func RemoveEntry(body, id string) (string, bool) {
 	}
 	var b strings.Builder
 	removed := false
-	for _, l := range spanLines(body) {
+	for l := range spanLines(body) {
 		if got, ok := entryID(l.text); ok && got == id {
 			removed = true
 			continue
@@ -332,20 +333,24 @@ type lineSpan struct {
 	start, end int
 }
 
-// spanLines splits s into lines with their offsets.
-func spanLines(s string) []lineSpan {
-	var out []lineSpan
-	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start + 1
+// spanLines yields the lines of s with their offsets. An iterator, not a
+// slice: a branch index of thousands of entry lines is walked on every
+// write that touches it, and the slice was most of what that allocated.
+func spanLines(s string) iter.Seq[lineSpan] {
+	return func(yield func(lineSpan) bool) {
+		for start := 0; start < len(s); {
+			end := strings.IndexByte(s[start:], '\n')
+			if end < 0 {
+				end = len(s)
+			} else {
+				end += start + 1
+			}
+			if !yield(lineSpan{text: strings.TrimRight(s[start:end], "\r\n"), start: start, end: end}) {
+				return
+			}
+			start = end
 		}
-		out = append(out, lineSpan{text: strings.TrimRight(s[start:end], "\r\n"), start: start, end: end})
-		start = end
 	}
-	return out
 }
 
 // oneLine trims s and joins its lines with single spaces, as YAML folding

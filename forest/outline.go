@@ -52,7 +52,7 @@ func (o Outline) SectionNames() []string {
 // leadingQuote returns the first ">" line if only blanks and headings come
 // before it, else "".
 func leadingQuote(body string) string {
-	for _, l := range spanLines(body) {
+	for l := range spanLines(body) {
 		line := l.text
 		switch {
 		case strings.HasPrefix(line, ">"):
@@ -79,7 +79,7 @@ type mdHeading struct {
 func scanHeadings(body string) []mdHeading {
 	var heads []mdHeading
 	var fence fenceState
-	for _, l := range spanLines(body) {
+	for l := range spanLines(body) {
 		if fence.step(l.text) {
 			continue
 		}
@@ -94,7 +94,7 @@ func scanHeadings(body string) []mdHeading {
 // the line that would close it.
 func openFence(body string) (closer string, open bool) {
 	var fence fenceState
-	for _, l := range spanLines(body) {
+	for l := range spanLines(body) {
 		fence.step(l.text)
 	}
 	if fence.n == 0 {
