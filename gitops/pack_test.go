@@ -13,6 +13,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,6 +41,19 @@ func indexText(n int) string {
 	}
 	b.WriteString("\n## Cross trails\n")
 	return b.String()
+}
+
+// goGitHead is the head commit of the repository at dir as go-git, not
+// this package, reads it.
+func goGitHead(t *testing.T, dir string) *object.Commit {
+	t.Helper()
+	g, err := git.PlainOpen(dir)
+	require.NoError(t, err)
+	head, err := g.Head()
+	require.NoError(t, err)
+	c, err := g.CommitObject(head.Hash())
+	require.NoError(t, err)
+	return c
 }
 
 func TestDeltaRoundTrip(t *testing.T) {
@@ -119,12 +133,7 @@ func TestPackedHistoryReadsBack(t *testing.T) {
 	}
 	assert.Zero(t, loose, counts)
 
-	g, err := git.PlainOpen(dir)
-	require.NoError(t, err)
-	head, err := g.Head()
-	require.NoError(t, err)
-	c, err := g.CommitObject(head.Hash())
-	require.NoError(t, err)
+	c := goGitHead(t, dir)
 	for i := n; i > 0; i-- {
 		f, err := c.File("g/_index.md")
 		require.NoError(t, err)
@@ -169,12 +178,7 @@ func TestLargeObjectsReadBack(t *testing.T) {
 		assert.Equal(t, big(i), gitCmd(t, dir, "show", rev+":g/_index.md"), "git, version %d", i)
 		assert.Equal(t, small(i), gitCmd(t, dir, "show", rev+":g/page.md"), "git, version %d", i)
 	}
-	g, err := git.PlainOpen(dir)
-	require.NoError(t, err)
-	head, err := g.Head()
-	require.NoError(t, err)
-	c, err := g.CommitObject(head.Hash())
-	require.NoError(t, err)
+	c := goGitHead(t, dir)
 	for i := n - 1; i >= 0; i-- {
 		for path, want := range map[string]string{"g/_index.md": big(i), "g/page.md": small(i)} {
 			f, err := c.File(path)
@@ -184,6 +188,7 @@ func TestLargeObjectsReadBack(t *testing.T) {
 			require.Equal(t, want, got, "go-git, %s version %d", path, i)
 		}
 		if i > 0 {
+			var err error
 			c, err = c.Parent(0)
 			require.NoError(t, err)
 		}
@@ -213,11 +218,6 @@ func TestHalfInstalledPackIsIgnored(t *testing.T) {
 	es, err := r.Log(ctx, "g/a.md", 0, false)
 	require.NoError(t, err)
 	assert.Len(t, es, 1)
-	g, err := git.PlainOpen(dir)
-	require.NoError(t, err)
-	head, err := g.Head()
-	require.NoError(t, err)
-	_, err = g.CommitObject(head.Hash())
-	require.NoError(t, err)
+	goGitHead(t, dir)
 	assert.Empty(t, gitCmd(t, dir, "status", "--porcelain"))
 }
