@@ -25,22 +25,36 @@
 // document, document count and gram count; per gram uvarint key delta,
 // posting offset delta and count), then a footer: the document table's
 // and the dictionary's offsets (8 bytes each) and the magic tail.
-// Postings are uvarint gaps between document numbers, the first counted
-// from the segment's first document.
+// A posting is one uvarint: the gap from the previous document number
+// (the first counted from the segment's first document) shifted left by
+// one, its low bit set when a second uvarint follows with the number of
+// lines of the document holding the gram (absent: one line). Version 1
+// had no line counts; a file of it is rebuilt like a damaged one.
 package bodyindex
 
 import (
+	"encoding/binary"
 	"slices"
 )
 
 const (
-	magic     = "vine-body-grams 1\n"
-	magicTail = "vbgrams1"
+	magic     = "vine-body-grams 2\n"
+	magicTail = "vbgrams2"
 	footerLen = 16 + len(magicTail)
 )
 
 // endMark sets an end gram apart from every three-byte gram.
 const endMark = 1 << 24
+
+// appendPosting encodes one posting: the document gap and the lines of
+// the document holding the gram.
+func appendPosting(dst []byte, gap, lines int32) []byte {
+	if lines <= 1 {
+		return binary.AppendUvarint(dst, uint64(gap)<<1)
+	}
+	dst = binary.AppendUvarint(dst, uint64(gap)<<1|1)
+	return binary.AppendUvarint(dst, uint64(lines))
+}
 
 func gramKey(a, b, c byte) uint32 { return uint32(a)<<16 | uint32(b)<<8 | uint32(c) }
 

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,6 +93,74 @@ func TestCandidatesHoldEveryMatch(t *testing.T) {
 	assert.Equal(t, exact(docs, [][]byte{[]byte("zz"), []byte("abc")}), members(got), "union over needles")
 }
 
+// splitLines splits as Python's str.splitlines, rune by rune: the lines
+// sniff scans, written apart from the index's byte rule.
+func splitLines(doc []byte) []string {
+	var lines []string
+	s := []rune(string(doc))
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			lines = append(lines, string(s[start:i]))
+			if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		lines = append(lines, string(s[start:]))
+	}
+	return lines
+}
+
+// Every document holding a needle is a candidate of LineBounds, with a
+// bound no smaller than the lines that hold it; a one-gram needle's bound
+// on one-line documents is exact.
+func TestLineBoundsHoldEveryMatchingLine(t *testing.T) {
+	defer func(n int) { maxSegmentPairs = n }(maxSegmentPairs)
+	maxSegmentPairs = 200
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"a", "b", "c", " ", "\n", "\r\n", "\r", "é", "\u2028", "\u0085", "\f", "x", "ab"}
+	var docs [][]byte
+	for range 300 {
+		var d []byte
+		for range rng.IntN(80) {
+			d = append(d, alphabet[rng.IntN(len(alphabet))]...)
+		}
+		docs = append(docs, d)
+	}
+	x := build(t, docs)
+	for range 300 {
+		var n []byte
+		for len(n) < 2 || rng.IntN(3) > 0 && len(n) < 7 {
+			n = append(n, alphabet[rng.IntN(len(alphabet))]...)
+		}
+		b, err := x.LineBounds(n)
+		require.NoError(t, err)
+		require.Len(t, b.Lines, len(b.Docs))
+		for d, doc := range docs {
+			lines := 0
+			for _, l := range splitLines(doc) {
+				if strings.Contains(l, string(n)) {
+					lines++
+				}
+			}
+			i, found := slices.BinarySearch(b.Docs, int32(d))
+			if lines == 0 {
+				continue
+			}
+			if assert.True(t, found, "needle %q: document %d (%q) missing", n, d, doc) {
+				assert.GreaterOrEqual(t, b.Lines[i], int32(lines), "needle %q, document %q", n, doc)
+			}
+		}
+	}
+	b, err := build(t, [][]byte{[]byte("abc\nabc abc\nxabc"), []byte("zabc")}).LineBounds([]byte("abc"))
+	require.NoError(t, err)
+	assert.Equal(t, Bounds{Docs: []int32{0, 1}, Lines: []int32{3, 1}}, b)
+}
+
 func TestDocumentsKeepTheirIDsAndHashes(t *testing.T) {
 	x := build(t, [][]byte{[]byte("one"), []byte("two")})
 	id, h := x.Doc(1)
@@ -144,6 +214,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		_, _ = x.Candidates([][]byte{[]byte("ab"), []byte("abc")})
+		_, _ = x.LineBounds([]byte("abcd"))
 	})
 }
 

@@ -3,10 +3,10 @@
 package bodyindex
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"slices"
@@ -194,6 +194,9 @@ func (s Set) AddAll(o Set) {
 	}
 }
 
+// Del takes d out of the set.
+func (s Set) Del(d int32) { s[d>>6] &^= 1 << (d & 63) }
+
 // Has reports whether d is in the set.
 func (s Set) Has(d int32) bool { return s[d>>6]&(1<<(d&63)) != 0 }
 
@@ -232,6 +235,103 @@ func (x *Index) Candidates(needles [][]byte) (Set, error) {
 		}
 	}
 	return out, nil
+}
+
+// Unbounded is the line bound of a document the index can say nothing
+// more of than that it may hold the needle.
+const Unbounded = math.MaxInt32
+
+// Bounds are the documents that may hold a needle, in order, each with
+// the most lines of it that can hold the needle.
+type Bounds struct {
+	Docs  []int32
+	Lines []int32
+}
+
+// LineBounds is Candidates of one needle with a bound on each candidate's
+// matching lines: a line holding the needle holds each of its grams, so
+// no more lines hold it than hold its rarest gram. A needle too short for
+// a gram gets Unbounded.
+func (x *Index) LineBounds(needle []byte) (Bounds, error) {
+	if len(needle) < 3 {
+		set, err := x.Candidates([][]byte{needle})
+		if err != nil {
+			return Bounds{}, err
+		}
+		var b Bounds
+		set.Each(func(d int32) {
+			b.Docs = append(b.Docs, d)
+			b.Lines = append(b.Lines, Unbounded)
+		})
+		return b, nil
+	}
+	f, err := x.open()
+	if err != nil {
+		return Bounds{}, err
+	}
+	defer f.Close()
+	q := query{f: f}
+	var b Bounds
+	for i := range x.segs {
+		if err := q.bounded(&x.segs[i], needle, &b); err != nil {
+			return Bounds{}, err
+		}
+	}
+	return b, nil
+}
+
+// bounded appends to b the documents of one segment that hold every gram
+// of n, each with the fewest lines holding one of them.
+func (q *query) bounded(s *segment, n []byte, b *Bounds) error {
+	grams := needleGrams(n)
+	at := make([]int, len(grams))
+	for i, g := range grams {
+		j, ok := slices.BinarySearch(s.keys, g)
+		if !ok {
+			return nil
+		}
+		at[i] = j
+	}
+	slices.SortFunc(at, func(a, b int) int { return int(s.counts[a] - s.counts[b]) })
+	var docs, lines, tmp, tmpLines []int32
+	var err error
+	if docs, err = q.postings(s, at[0], nil, &lines); err != nil {
+		return err
+	}
+	for _, j := range at[1:] {
+		if len(docs) == 0 {
+			return nil
+		}
+		tmpLines = tmpLines[:0]
+		if tmp, err = q.postings(s, j, tmp[:0], &tmpLines); err != nil {
+			return err
+		}
+		docs, lines = intersectMin(docs, lines, tmp, tmpLines)
+	}
+	b.Docs = append(b.Docs, docs...)
+	b.Lines = append(b.Lines, lines...)
+	return nil
+}
+
+// intersectMin keeps in a the documents also in b, each with the smaller
+// of its two line counts; both are sorted.
+func intersectMin(a, aLines, b, bLines []int32) ([]int32, []int32) {
+	out, outLines := a[:0], aLines[:0]
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			outLines = append(outLines, min(aLines[i], bLines[j]))
+			i++
+			j++
+		}
+	}
+	return out, outLines
 }
 
 // open opens the file for one query and checks it is the one loaded.
@@ -276,14 +376,14 @@ func (q *query) needle(s *segment, n []byte) error {
 	}
 	slices.SortFunc(at, func(a, b int) int { return int(s.counts[a] - s.counts[b]) })
 	var err error
-	if q.list, err = q.postings(s, at[0], q.list[:0]); err != nil {
+	if q.list, err = q.postings(s, at[0], q.list[:0], nil); err != nil {
 		return err
 	}
 	for _, j := range at[1:] {
 		if len(q.list) == 0 {
 			return nil
 		}
-		if q.tmp, err = q.postings(s, j, q.tmp[:0]); err != nil {
+		if q.tmp, err = q.postings(s, j, q.tmp[:0], nil); err != nil {
 			return err
 		}
 		q.list = intersect(q.list, q.tmp)
@@ -312,7 +412,7 @@ func (q *query) shortNeedle(s *segment, n []byte) error {
 
 func (q *query) addPostings(s *segment, j int) error {
 	var err error
-	if q.tmp, err = q.postings(s, j, q.tmp[:0]); err != nil {
+	if q.tmp, err = q.postings(s, j, q.tmp[:0], nil); err != nil {
 		return err
 	}
 	for _, d := range q.tmp {
@@ -321,8 +421,9 @@ func (q *query) addPostings(s *segment, j int) error {
 	return nil
 }
 
-// postings appends the documents of gram j of segment s to dst.
-func (q *query) postings(s *segment, j int, dst []int32) ([]int32, error) {
+// postings appends the documents of gram j of segment s to dst, and
+// when lines is not nil, the lines of each holding the gram to *lines.
+func (q *query) postings(s *segment, j int, dst []int32, lines *[]int32) ([]int32, error) {
 	end := s.end
 	if j+1 < len(s.offs) {
 		end = s.offs[j+1]
@@ -335,18 +436,29 @@ func (q *query) postings(s *segment, j int, dst []int32) ([]int32, error) {
 	if _, err := q.f.ReadAt(q.buf, s.offs[j]); err != nil {
 		return nil, err
 	}
-	r := bytes.NewReader(q.buf)
-	doc := int64(s.first)
+	b := q.buf
+	doc, last := int64(s.first), int64(s.first)+int64(s.n)
 	for range s.counts[j] {
-		gap, err := binary.ReadUvarint(r)
-		if err != nil {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
 			return nil, errDamaged
 		}
-		doc += int64(gap)
-		if doc >= int64(s.first)+int64(s.n) {
+		b = b[k:]
+		n := uint64(1)
+		if v&1 != 0 {
+			if n, k = binary.Uvarint(b); k <= 0 || n < 2 || n > math.MaxInt32 {
+				return nil, errDamaged
+			}
+			b = b[k:]
+		}
+		if v>>1 >= uint64(last-doc) {
 			return nil, errDamaged
 		}
+		doc += int64(v >> 1)
 		dst = append(dst, int32(doc))
+		if lines != nil {
+			*lines = append(*lines, int32(n))
+		}
 	}
 	return dst, nil
 }

@@ -72,20 +72,33 @@ func (w *Writer) write(b []byte) {
 }
 
 // Add indexes the folded body of id, read from the body whose hash is
-// hash. Documents are numbered in the order they are added.
+// hash. Documents are numbered in the order they are added. Beside each
+// (gram, document) pair it counts the lines of the document that hold
+// the gram, splitting at every byte a line break can start with: never
+// coarser than the lines sniff scans, so the count bounds theirs.
 func (w *Writer) Add(id string, hash [32]byte, folded []byte) {
 	doc := int32(len(w.ids))
 	w.ids = append(w.ids, id)
 	w.hash = append(w.hash, hash)
+	line := int32(0)
 	add := func(g uint32) {
-		l := w.table.list(g)
+		j := w.table.entry(g)
+		l := &w.table.lists[j]
 		if n := len(*l); n == 0 || (*l)[n-1] != doc { // documents come in order: a repeat is the last
 			*l = append(*l, doc)
+			w.table.lines[j] = append(w.table.lines[j], 1)
+			w.table.last[j] = line
 			w.pairs++
+		} else if w.table.last[j] != line {
+			w.table.lines[j][n-1]++
+			w.table.last[j] = line
 		}
 	}
 	for i := 0; i+3 <= len(folded); i++ {
 		add(gramKey(folded[i], folded[i+1], folded[i+2]))
+		if lineBreak[folded[i]] {
+			line++
+		}
 	}
 	if n := len(folded); n >= 2 {
 		add(endKey(folded[n-2], folded[n-1]))
@@ -94,6 +107,16 @@ func (w *Writer) Add(id string, hash [32]byte, folded []byte) {
 		w.flushSegment()
 	}
 }
+
+// lineBreak marks the bytes a line break can start with (sniff splits
+// lines as Python's str.splitlines does); counting a break at each of
+// them splits more often than the scan, never less.
+var lineBreak = func() (t [256]bool) {
+	for _, c := range []byte{'\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0xC2, 0xE2} {
+		t[c] = true
+	}
+	return t
+}()
 
 // flushSegment writes the postings of the documents added since the last
 // segment.
@@ -113,8 +136,8 @@ func (w *Writer) flushSegment() {
 		seg.offs = append(seg.offs, w.off)
 		prev := int32(w.first)
 		w.buf = w.buf[:0]
-		for _, doc := range w.table.lists[j] {
-			w.buf = binary.AppendUvarint(w.buf, uint64(doc-prev))
+		for i, doc := range w.table.lists[j] {
+			w.buf = appendPosting(w.buf, doc-prev, w.table.lines[j][i])
 			prev = doc
 		}
 		seg.counts = append(seg.counts, int32(len(w.table.lists[j])))
@@ -132,15 +155,17 @@ type gramTable struct {
 	slots []int32 // index+1 into keys and lists; 0 is empty
 	keys  []uint32
 	lists [][]int32
-	spare [][]int32 // emptied lists of the last segment
-	shift uint      // 32 - log2(len(slots))
+	lines [][]int32    // beside each posting, the lines holding the gram
+	last  []int32      // the line the gram was last counted on
+	spare [][2][]int32 // emptied lists of the last segment
+	shift uint         // 32 - log2(len(slots))
 }
 
 // slot is g's first slot: the top bits of a multiplicative hash.
 func (t *gramTable) slot(g uint32) uint32 { return (g * 0x9E3779B1) >> t.shift }
 
-// list is the posting list of gram g, created empty if new.
-func (t *gramTable) list(g uint32) *[]int32 {
+// entry is the index of gram g's posting list, created empty if new.
+func (t *gramTable) entry(g uint32) int {
 	if len(t.keys)*2 >= len(t.slots) {
 		t.grow()
 	}
@@ -149,16 +174,18 @@ func (t *gramTable) list(g uint32) *[]int32 {
 		s := t.slots[h]
 		if s == 0 {
 			t.keys = append(t.keys, g)
-			var l []int32
+			var l [2][]int32
 			if n := len(t.spare); n > 0 {
-				l, t.spare = t.spare[n-1][:0], t.spare[:n-1]
+				l, t.spare = t.spare[n-1], t.spare[:n-1]
 			}
-			t.lists = append(t.lists, l)
+			t.lists = append(t.lists, l[0][:0])
+			t.lines = append(t.lines, l[1][:0])
+			t.last = append(t.last, 0)
 			t.slots[h] = int32(len(t.keys))
-			return &t.lists[len(t.lists)-1]
+			return len(t.keys) - 1
 		}
 		if t.keys[s-1] == g {
-			return &t.lists[s-1]
+			return int(s - 1)
 		}
 	}
 }
@@ -181,10 +208,10 @@ func (t *gramTable) grow() {
 func (t *gramTable) reset() {
 	clear(t.slots)
 	t.keys = t.keys[:0]
-	for _, l := range t.lists {
-		t.spare = append(t.spare, l[:0])
+	for i, l := range t.lists {
+		t.spare = append(t.spare, [2][]int32{l[:0], t.lines[i][:0]})
 	}
-	t.lists = t.lists[:0]
+	t.lists, t.lines, t.last = t.lists[:0], t.lines[:0], t.last[:0]
 }
 
 // Commit writes the document table and the dictionary and renames the
