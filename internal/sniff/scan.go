@@ -134,17 +134,31 @@ func (s *bodyScanner) scanFolded(body string, out [][]Line) bool {
 // of the lines holding it, with no section, position or text. The lines
 // of a fold are those of its body (see scanFolded), so the numbers are
 // the ones scan gives; the records are read from the body when needed.
+// Each term is searched in the whole fold, and lines are walked only up
+// to its last match: a common term's holders are mostly long bodies
+// with a few matching lines.
 func (s *bodyScanner) lineNumbers(folded []byte) [][]Line {
 	out := make([][]Line, len(s.needles))
-	k := 0
-	forEachLine(folded, func(start, end int) {
-		k++
-		for i, n := range s.needles {
-			if bytes.Contains(folded[start:end], n) {
-				out[i] = append(out[i], Line{Line: k})
+	for i, n := range s.needles {
+		line, end, next := 0, 0, 0 // the line walked to is [.., end), the next starts at next
+		for from := 0; from < len(folded); {
+			j := bytes.Index(folded[from:], n)
+			if j < 0 {
+				break
 			}
+			at := from + j
+			for at >= next {
+				end, next = nextBreak(folded, next)
+				line++
+			}
+			if at+len(n) > end { // across a break: no line holds it here
+				from = at + 1
+				continue
+			}
+			out[i] = append(out[i], Line{Line: line})
+			from = next
 		}
-	})
+	}
 	return out
 }
 
@@ -200,8 +214,18 @@ func (s *bodyScanner) scanLines(body string, out [][]Line) [][]Line {
 // recognised by their bytes, which no other rune's encoding contains at
 // a rune boundary and which are never inside another rune.
 func forEachLine[T ~string | ~[]byte](body T, fn func(start, end int)) {
-	start := 0
-	for i := 0; i < len(body); {
+	for start := 0; start < len(body); {
+		end, next := nextBreak(body, start)
+		fn(start, end)
+		start = next
+	}
+}
+
+// nextBreak finds the first line break of body at or after from: the
+// line ends at end and the next starts at next (both len(body) when no
+// break follows).
+func nextBreak[T ~string | ~[]byte](body T, from int) (end, next int) {
+	for i := from; i < len(body); {
 		c := body[i]
 		if !mayBreak[c] {
 			i++
@@ -226,13 +250,9 @@ func forEachLine[T ~string | ~[]byte](body T, fn func(start, end int)) {
 				size = 2
 			}
 		}
-		fn(start, i)
-		i += size
-		start = i
+		return i, i + size
 	}
-	if start < len(body) {
-		fn(start, len(body))
-	}
+	return len(body), len(body)
 }
 
 // mayBreak marks the bytes a line break can start with.
