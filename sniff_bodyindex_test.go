@@ -85,8 +85,43 @@ func TestBodyIndexAnswersAsTheLiteralScanOnTheFixture(t *testing.T) {
 	indexOracle(t, v, oddSniffCalls)
 }
 
+// With every candidate bounded, scans read the best bounds first and stop
+// once the k-th hit beats the rest: the answers are still the literal
+// scan's, cold, warm, and from the memo rows of the candidates read.
+func TestBoundedScansAnswerAsTheLiteralScan(t *testing.T) {
+	defer sniff.SetIndexMinScopeForTest(0)()
+	defer sniff.SetPruneMinForTest(1)()
+	t.Run("fixture", func(t *testing.T) {
+		v, _ := writableFixture(t)
+		buildIndex(t, v)
+		pruned := v.sniffer.PrunedScansForTest()
+		indexOracle(t, v, append(slices.Clone(oddSniffCalls), `{"terms": ["the", "skipper"], "k": 1}`,
+			`{"terms": ["an", "the"], "k": 2}`))
+		assert.Greater(t, v.sniffer.PrunedScansForTest(), pruned, "some scans left candidates unread")
+	})
+	t.Run("generated", func(t *testing.T) {
+		v, calls := generatedIndexForest(t)
+		pruned := v.sniffer.PrunedScansForTest()
+		indexOracle(t, v, append(calls, `{"terms": ["the", "of"], "k": 1}`, `{"terms": ["and", "REF-4990"], "k": 5}`))
+		assert.Greater(t, v.sniffer.PrunedScansForTest(), pruned, "some scans left candidates unread")
+	})
+	t.Run("harvest", func(t *testing.T) {
+		v, _ := writableFixture(t)
+		buildIndex(t, v)
+		harvestOracle(t, v)
+	})
+}
+
 func TestBodyIndexAnswersAsTheLiteralScanOnAGeneratedForest(t *testing.T) {
 	defer sniff.SetIndexMinScopeForTest(0)()
+	v, calls := generatedIndexForest(t)
+	indexOracle(t, v, calls)
+}
+
+// generatedIndexForest is a generated forest of 300 leaves with its body
+// index built, and sniff calls on it: its codes, common words and
+// the unscoped odd calls.
+func generatedIndexForest(t *testing.T) (*Vine, []string) {
 	dir := t.TempDir()
 	man, err := fixture.GenerateSynthetic(context.Background(), dir, fixture.SyntheticOptions{Nodes: 300, Nested: true,
 		Vocabulary: 3000, BodySentences: 10, Sections: 3, Commit: true})
@@ -108,7 +143,7 @@ func TestBodyIndexAnswersAsTheLiteralScanOnAGeneratedForest(t *testing.T) {
 			calls = append(calls, c)
 		}
 	}
-	indexOracle(t, v, calls)
+	return v, calls
 }
 
 // codeOfTitle is the code a nested leaf's title ends with.
@@ -179,6 +214,13 @@ func TestHarvestAnswersAsTheLiteralScanThroughTheIndex(t *testing.T) {
 	defer sniff.SetIndexMinScopeForTest(0)()
 	v, _ := writableFixture(t)
 	buildIndex(t, v)
+	harvestOracle(t, v)
+}
+
+// harvestOracle compares harvests through the index with harvests that
+// read every body.
+func harvestOracle(t *testing.T, v *Vine) {
+	t.Helper()
 	ctx := context.Background()
 	for _, q := range []string{"storm alert thresholds for the Tidewatch buoys", "what did the skipper log about SY-1217?"} {
 		harvest := func(on bool) string {

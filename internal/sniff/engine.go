@@ -133,7 +133,7 @@ func (e *Engine) Find(ctx context.Context, scope Scope, terms [][]rune, k int) (
 	if err != nil {
 		return Answer{}, err
 	}
-	scan, err := e.scanScope(ctx, scope, terms, gen, inScope)
+	scan, err := e.scanScope(ctx, scope, terms, gen, inScope, k)
 	if err != nil {
 		return Answer{}, err
 	}

@@ -52,6 +52,7 @@ type gramHolder struct {
 	off    bool    // tests: scan as if there were no index
 	agree  *agreement
 	used   atomic.Int64 // scans that looked terms up, for tests
+	pruned atomic.Int64 // scans that left bounded candidates unread, for tests
 }
 
 // agreement is the comparison of the catalog at one generation with one

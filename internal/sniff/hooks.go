@@ -52,3 +52,15 @@ func SetFullReadMaxForTest(n int) (restore func()) {
 	fullReadMax = n
 	return func() { fullReadMax = old }
 }
+
+// SetPruneMinForTest sets the fewest bounded candidates a scan ranks on
+// their bounds (pruneMin), so small forests take the path of a common
+// term in a large one, and returns the function that restores it.
+func SetPruneMinForTest(n int) (restore func()) {
+	old := pruneMin
+	pruneMin = n
+	return func() { pruneMin = old }
+}
+
+// PrunedScansForTest is how many scans left bounded candidates unread.
+func (e *Engine) PrunedScansForTest() int64 { return e.grams.pruned.Load() }

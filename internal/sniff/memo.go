@@ -53,8 +53,10 @@ type scanResult struct {
 // gen is the catalog generation the caller read; inScope is how many
 // nodes scope holds: once every one of them is to be
 // read, the remaining terms' memo rows are not consulted (reading a body
-// scans every term), which halves a cold scan's SQL.
-func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen int64, inScope int) (*scanResult, error) {
+// scans every term), which halves a cold scan's SQL. k is how many hits
+// the caller returns: when the body index bounds many candidates, only
+// those that can still reach the first k are read (see prune.go).
+func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen int64, inScope, k int) (*scanResult, error) {
 	res := &scanResult{found: map[string][][]Line{}, partial: map[string]string{}, generation: gen}
 	uncovered := map[string]string{} // id -> body hash
 	var indexed []int                // terms looked up in the body index
@@ -85,22 +87,45 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			return nil, err
 		}
 	}
+	if scope.Whole && len(indexed) > 0 {
+		if done, err := e.scanBounded(ctx, res, terms, indexed, agree, uncovered, k); err != nil || done {
+			return res, err
+		}
+	}
 	indexed, cand, err := e.lookUpIndexed(ctx, scope, terms, indexed, agree, gen, res, uncovered)
 	if err != nil {
 		return nil, err
 	}
-	toRead := make([]string, 0, len(uncovered))
-	for id := range uncovered {
-		toRead = append(toRead, id)
-	}
-	slices.Sort(toRead)
-	scans, numbers, err := e.readAndScan(ctx, toRead, uncovered, terms)
+	toRead := slices.Sorted(maps.Keys(uncovered))
+	numbered := make([]bool, len(terms))
+	skipped, err := e.readInto(ctx, res, toRead, uncovered, terms, numbered, false)
 	if err != nil {
 		return nil, err
 	}
-	var skipped []string
-	numbered := make([]bool, len(terms)) // terms with a hit known by line numbers only
-	for i, id := range toRead {          // id order: deterministic results
+	res.uncover(terms, numbered)
+	if scope.Whole && len(indexed) > 0 && ctx.Err() == nil {
+		e.keepIndexedHot(res, terms, indexed, cand, skipped)
+	}
+	return res, nil
+}
+
+// readInto reads and scans the bodies of ids (hashes: their body hashes)
+// into res. It returns the ids it could not read, and sets in numbered
+// the terms with a hit known by line numbers only (no records to store:
+// settle stores the ones it reads). A ranked read (see prune.go) takes
+// line numbers from every fold that has them and stores no memo rows:
+// the scans that read candidates by their bounds never consult them.
+func (e *Engine) readInto(ctx context.Context, res *scanResult, ids []string, hashes map[string]string, terms [][]rune,
+	numbered []bool, ranked bool) (skipped []string, err error) {
+	fullReads := fullReadMax
+	if ranked {
+		fullReads = 0
+	}
+	scans, numbers, err := e.readAndScan(ctx, ids, hashes, terms, fullReads)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range ids { // id order: deterministic results
 		delete(res.partial, id) // read whole: every term's lists are full
 		if scans[i] == nil {
 			res.skipped++
@@ -109,7 +134,7 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			continue
 		}
 		if numbers[i] {
-			res.partial[id] = uncovered[id]
+			res.partial[id] = hashes[id]
 			if res.folded == nil {
 				res.folded = map[string]bool{}
 			}
@@ -118,24 +143,25 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 		for ti, lines := range scans[i] {
 			res.add(id, ti, len(terms), lines)
 			if numbers[i] && len(lines) > 0 {
-				numbered[ti] = true // no records to store: settle stores the ones it reads
+				numbered[ti] = true
 				continue
 			}
-			if hash := uncovered[id]; hash != "" {
+			if hash := hashes[id]; hash != "" && !ranked {
 				res.fresh = append(res.fresh, memoEntry{term: string(terms[ti]), node: id, hash: hash, lines: lines})
 			}
 		}
 	}
-	// A term some of whose hits are not stored is not covered by the memo.
+	return skipped, nil
+}
+
+// uncover takes out of the terms to mark covered those with a hit known
+// by line numbers only: their records are not all stored.
+func (r *scanResult) uncover(terms [][]rune, numbered []bool) {
 	for ti, t := range terms {
 		if numbered[ti] {
-			res.cover = slices.DeleteFunc(res.cover, func(c string) bool { return c == string(t) })
+			r.cover = slices.DeleteFunc(r.cover, func(c string) bool { return c == string(t) })
 		}
 	}
-	if scope.Whole && len(indexed) > 0 && ctx.Err() == nil {
-		e.keepIndexedHot(res, terms, indexed, cand, skipped)
-	}
-	return res, nil
 }
 
 // foundFunc records what the memo answers for term ti.
@@ -370,13 +396,14 @@ const scanWorkers = 4
 // reads for a whole forest, through one buffer per worker.
 //
 // A body whose fold holds a term is read from its file and scanned for
-// full records when the scan meets at most fullReadMax of them. Past
+// full records when the scan meets at most fullReads of them. Past
 // that (a common term in a large forest), ranking needs line numbers
 // only, which the fold gives (its lines are the body's, see scanFolded):
 // numbers[i] marks those lists, and settle reads the files of the hits
 // it renders. At 100,000 nodes a term in most bodies read every file,
 // seconds of a cold sniff.
-func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[string]string, terms [][]rune) (out [][][]Line, numbers []bool, err error) {
+func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[string]string, terms [][]rune,
+	fullReads int) (out [][][]Line, numbers []bool, err error) {
 	cache, release := e.folds.acquire(e.loadFolds)
 	defer release()
 	out, numbers = make([][][]Line, len(ids)), make([]bool, len(ids))
@@ -435,7 +462,7 @@ func (e *Engine) readAndScan(ctx context.Context, ids []string, hashes map[strin
 			holders = append(holders, scanJob{i: i})
 		}
 	}
-	if len(holders) <= fullReadMax {
+	if len(holders) <= fullReads {
 		e.scanFiles(ctx, ids, terms, holders, out, numbers)
 	}
 	return out, numbers, ctx.Err()

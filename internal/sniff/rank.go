@@ -97,7 +97,7 @@ func (e *Engine) rank(ctx context.Context, scan *scanResult, nTerms, k int) []*n
 	heat := e.heat(ctx, ids)
 	for _, h := range hits {
 		h.heat = round4(heat[h.cand.id])
-		h.rescore(nTerms, alpha)
+		h.rescore(nTerms)
 	}
 	orderTop(hits, k)
 	return hits
@@ -126,18 +126,24 @@ func orderTop(hits []*nodeHit, k int) {
 	}
 }
 
-// rescore is strength × density × (1 + α·heat): strength the share of
-// terms matched, density 1 + 0.15·log2(matching lines).
-func (h *nodeHit) rescore(nTerms int, alpha float64) {
+// rescore scores the hit on its lists (scoreOf).
+func (h *nodeHit) rescore(nTerms int) {
 	hitTerms := 0
 	for _, l := range h.terms {
 		if len(l) > 0 {
 			hitTerms++
 		}
 	}
+	h.score = scoreOf(hitTerms, nTerms, h.nLines, h.heat)
+}
+
+// scoreOf is strength × density × (1 + α·heat): strength the share of
+// terms matched, density 1 + 0.15·log2(matching lines). It grows with
+// each of its arguments but nTerms, so a bound on them bounds it.
+func scoreOf(hitTerms, nTerms, nLines int, heat float64) float64 {
 	strength := float64(hitTerms) / float64(nTerms)
-	density := 1 + 0.15*math.Log2(float64(h.nLines))
-	h.score = round4(strength * density * (1 + alpha*h.heat))
+	density := 1 + 0.15*math.Log2(float64(nLines))
+	return round4(strength * density * (1 + alpha*heat))
 }
 
 // compareHits orders content nodes before index nodes, then by score,
@@ -304,7 +310,7 @@ func (e *Engine) completeLines(h *nodeHit, full [][]Line, terms [][]rune, nTerms
 		h.gone = true
 		return body, true
 	}
-	h.rescore(nTerms, alpha)
+	h.rescore(nTerms)
 	return body, true
 }
 
