@@ -64,3 +64,14 @@ func BenchmarkLogFollow(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDeltaIndex deltas a branch index of 1,800 entries (about
+// 150 KB) against itself with one entry fewer: the pack work every plant
+// into a large folder does.
+func BenchmarkDeltaIndex(b *testing.B) {
+	base, target := []byte(indexText(1799)), []byte(indexText(1800))
+	b.SetBytes(int64(len(target)))
+	for b.Loop() {
+		newDeltaBase(base).delta(target)
+	}
+}

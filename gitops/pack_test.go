@@ -95,6 +95,25 @@ func FuzzDelta(f *testing.F) {
 	f.Fuzz(func(t *testing.T, base, target []byte) { checkDelta(t, base, target) })
 }
 
+// FuzzCommonEnds checks the word-wise prefix and suffix lengths against
+// byte-wise ones.
+func FuzzCommonEnds(f *testing.F) {
+	f.Add([]byte("0123456789abcdefXY"), []byte("0123456789abcdefZY"))
+	f.Add([]byte("same"), []byte("same"))
+	f.Add([]byte{}, []byte("x"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		prefix, suffix := 0, 0
+		for prefix < min(len(a), len(b)) && a[prefix] == b[prefix] {
+			prefix++
+		}
+		for suffix < min(len(a), len(b)) && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+			suffix++
+		}
+		assert.Equal(t, prefix, matchLen(a, b), "prefix")
+		assert.Equal(t, suffix, commonSuffix(a, b), "suffix")
+	})
+}
+
 // TestPackedHistoryReadsBack: a Repo that packs as it goes (tiny rounds
 // here) leaves a history git and go-git read whole, every version of a
 // growing index included, writes no loose object, and keeps the number of
