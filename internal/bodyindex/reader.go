@@ -317,20 +317,10 @@ func (q *query) bounded(s *segment, n []byte, b *Bounds) error {
 // of its two line counts; both are sorted.
 func intersectMin(a, aLines, b, bLines []int32) ([]int32, []int32) {
 	out, outLines := a[:0], aLines[:0]
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			outLines = append(outLines, min(aLines[i], bLines[j]))
-			i++
-			j++
-		}
-	}
+	eachCommon(a, b, func(i, j int) {
+		out = append(out, a[i])
+		outLines = append(outLines, min(aLines[i], bLines[j]))
+	})
 	return out, outLines
 }
 
@@ -466,6 +456,13 @@ func (q *query) postings(s *segment, j int, dst []int32, lines *[]int32) ([]int3
 // intersect keeps in a the documents also in b; both are sorted.
 func intersect(a, b []int32) []int32 {
 	out := a[:0]
+	eachCommon(a, b, func(i, _ int) { out = append(out, a[i]) })
+	return out
+}
+
+// eachCommon calls fn with the positions in a and in b of each document
+// both hold, in order; both are sorted. fn may overwrite a[:i].
+func eachCommon(a, b []int32, fn func(i, j int)) {
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -474,10 +471,9 @@ func intersect(a, b []int32) []int32 {
 		case a[i] > b[j]:
 			j++
 		default:
-			out = append(out, a[i])
+			fn(i, j)
 			i++
 			j++
 		}
 	}
-	return out
 }

@@ -84,10 +84,10 @@ func (e *Engine) scanBounded(ctx context.Context, res *scanResult, terms [][]run
 		b.heat = round4(heat[id])
 		b.score = scoreOf(b.hitTerms, len(terms), b.nLines, b.heat)
 	}
-	top := e.exactTop(ctx, res, len(terms), k, func(id string) bool {
+	top := keepTop(e.scored(ctx, res, len(terms), func(id string) bool {
 		d, ok := a.idx.Lookup(id)
-		return ok && pending.Has(d)
-	})
+		return ok && pending.Has(d) // not read yet: its lists are the memo's of other terms
+	}), k)
 	if err := e.readBounded(ctx, res, a, terms, k, bounded, pending, top, numbered); err != nil {
 		return true, err
 	}
@@ -249,30 +249,6 @@ func (q *boundQueue) Pop() any {
 	b := old[len(old)-1]
 	*q = old[:len(old)-1]
 	return b
-}
-
-// exactTop is the first k+1 hits of what res holds, bar the candidates
-// skip names, in order.
-func (e *Engine) exactTop(ctx context.Context, res *scanResult, nTerms, k int, skip func(id string) bool) []*nodeHit {
-	var hits []*nodeHit
-	var ids []string
-	for id, lists := range res.found {
-		if skip(id) {
-			continue
-		}
-		h := &nodeHit{cand: candidate{id: id}, terms: lists, nLines: distinctLines(lists), index: forest.IsIndex(id)}
-		if h.nLines == 0 {
-			continue
-		}
-		hits = append(hits, h)
-		ids = append(ids, id)
-	}
-	heat := e.heat(ctx, ids)
-	for _, h := range hits {
-		h.heat = round4(heat[h.cand.id])
-		h.rescore(nTerms)
-	}
-	return keepTop(hits, k)
 }
 
 // keepTop orders the k+1 best hits first and drops the rest.

@@ -82,9 +82,19 @@ type nodeHit struct {
 // best k first, in order. The hits carry ids only; settle completes the
 // ones that are returned.
 func (e *Engine) rank(ctx context.Context, scan *scanResult, nTerms, k int) []*nodeHit {
+	hits := e.scored(ctx, scan, nTerms, func(string) bool { return false })
+	orderTop(hits, k)
+	return hits
+}
+
+// scored is a scored hit for each node scan found, bar those skip names.
+func (e *Engine) scored(ctx context.Context, scan *scanResult, nTerms int, skip func(id string) bool) []*nodeHit {
 	hits := make([]*nodeHit, 0, len(scan.found))
 	ids := make([]string, 0, len(scan.found))
 	for id, lists := range scan.found {
+		if skip(id) {
+			continue
+		}
 		_, numbersOnly := scan.partial[id]
 		h := &nodeHit{cand: candidate{id: id}, terms: lists, nLines: distinctLines(lists), numbersOnly: numbersOnly,
 			index: forest.IsIndex(id)}
@@ -99,7 +109,6 @@ func (e *Engine) rank(ctx context.Context, scan *scanResult, nTerms, k int) []*n
 		h.heat = round4(heat[h.cand.id])
 		h.rescore(nTerms)
 	}
-	orderTop(hits, k)
 	return hits
 }
 
