@@ -138,28 +138,41 @@ func (e *Engine) compareCatalog(ctx context.Context, gen int64, idx *bodyindex.I
 	return a, nil
 }
 
-// indexedTerms finds each term's candidates in scope: the nodes that may
+// lookUp looks each indexed term up in the index, once for both ways of
+// answering it (scanBounded, lookUpIndexed).
+func lookUp(a *agreement, terms [][]rune, indexed []int) ([]bodyindex.Bounds, error) {
+	looked := make([]bodyindex.Bounds, len(indexed))
+	for i, ti := range indexed {
+		b, err := a.idx.LineBounds([]byte(string(terms[ti])))
+		if err != nil {
+			return nil, err
+		}
+		looked[i] = b
+	}
+	return looked, nil
+}
+
+// indexedTerms finds each looked-up term's candidates in scope: the nodes that may
 // hold it (all the index offers for it, and every node the index does not
 // hold as the catalog has it), with their body hashes. They are kept per
 // term because a node the index rules out for a term holds it nowhere:
 // one common term must not make every node a candidate of the rare ones,
 // whose memo rows would then all be read.
-func (e *Engine) indexedTerms(ctx context.Context, scope Scope, a *agreement, terms [][]rune) ([]map[string]string, error) {
-	sets := make([]bodyindex.Set, len(terms))
+func (e *Engine) indexedTerms(ctx context.Context, scope Scope, a *agreement, looked []bodyindex.Bounds) ([]map[string]string, error) {
+	sets := make([]bodyindex.Set, len(looked))
 	union := bodyindex.NewSet(a.idx.Len())
-	for i, t := range terms {
-		set, err := a.idx.Candidates([][]byte{[]byte(string(t))})
-		if err != nil {
-			return nil, err
+	for i, b := range looked {
+		sets[i] = bodyindex.NewSet(a.idx.Len())
+		for _, d := range b.Docs {
+			sets[i].Add(d)
 		}
-		sets[i] = set
-		union.AddAll(set)
+		union.AddAll(sets[i])
 	}
 	inScope, err := e.inScope(ctx, scope, a, union)
 	if err != nil {
 		return nil, err
 	}
-	cands := make([]map[string]string, len(terms))
+	cands := make([]map[string]string, len(looked))
 	for i, set := range sets {
 		m := map[string]string{}
 		set.Each(func(d int32) {

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/monkeyllm/vine/internal/bodyindex"
 )
 
 // The memoized scan (C.6b.1): per (folded term, node) the complete list of
@@ -87,12 +89,17 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 			return nil, err
 		}
 	}
-	if scope.Whole && len(indexed) > 0 {
-		if done, err := e.scanBounded(ctx, res, terms, indexed, agree, uncovered, k); err != nil || done {
+	var looked []bodyindex.Bounds
+	var lookErr error
+	if len(indexed) > 0 {
+		looked, lookErr = lookUp(agree, terms, indexed)
+	}
+	if lookErr == nil && scope.Whole && len(indexed) > 0 {
+		if done, err := e.scanBounded(ctx, res, terms, indexed, looked, agree, uncovered, k); err != nil || done {
 			return res, err
 		}
 	}
-	indexed, cand, err := e.lookUpIndexed(ctx, scope, terms, indexed, agree, gen, res, uncovered)
+	indexed, cand, err := e.lookUpIndexed(ctx, scope, terms, indexed, looked, lookErr, agree, gen, res, uncovered)
 	if err != nil {
 		return nil, err
 	}
@@ -201,16 +208,16 @@ func (e *Engine) indexable(ctx context.Context, term string, gen int64, inScope 
 // others to uncovered, to be read. When the index cannot answer (replaced
 // or damaged since it was loaded), the terms are answered from the memo
 // as before, and no term is returned as indexed.
-func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune, indexed []int, agree *agreement,
-	gen int64, res *scanResult, uncovered map[string]string) ([]int, map[string]string, error) {
+func (e *Engine) lookUpIndexed(ctx context.Context, scope Scope, terms [][]rune, indexed []int, looked []bodyindex.Bounds,
+	lookErr error, agree *agreement, gen int64, res *scanResult, uncovered map[string]string) ([]int, map[string]string, error) {
 	if len(indexed) == 0 {
 		return nil, nil, nil
 	}
-	ts := make([][]rune, len(indexed))
-	for i, ti := range indexed {
-		ts[i] = terms[ti]
+	err := lookErr
+	var cands []map[string]string
+	if err == nil {
+		cands, err = e.indexedTerms(ctx, scope, agree, looked)
 	}
-	cands, err := e.indexedTerms(ctx, scope, agree, ts)
 	if err == nil {
 		e.grams.used.Add(1)
 		cand := map[string]string{}

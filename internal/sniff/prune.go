@@ -47,13 +47,12 @@ const pruneBatch = 64
 
 // scanBounded answers the indexed terms of a whole-forest scan by
 // bounds (see above), when the index holds at least pruneMin candidates
-// of them. It reports false, leaving res and uncovered as they were, when
-// it does not apply: few candidates, or an index that cannot answer (the
-// caller's path then deals with it).
-func (e *Engine) scanBounded(ctx context.Context, res *scanResult, terms [][]rune, indexed []int, a *agreement,
-	uncovered map[string]string, k int) (bool, error) {
-	c, err := boundCandidates(a, terms, indexed)
-	if err != nil || len(c.docs) < pruneMin {
+// of them (looked: what it said of each). It reports false, leaving res
+// and uncovered as they were, when there are fewer.
+func (e *Engine) scanBounded(ctx context.Context, res *scanResult, terms [][]rune, indexed []int,
+	looked []bodyindex.Bounds, a *agreement, uncovered map[string]string, k int) (bool, error) {
+	c := boundCandidates(a, looked)
+	if len(c.docs) < pruneMin {
 		return false, nil
 	}
 	e.grams.used.Add(1)
@@ -155,17 +154,13 @@ type candidates struct {
 	lines []int32
 }
 
-// boundCandidates looks the indexed terms up with their line bounds.
+// boundCandidates gathers the looked-up terms' candidates and bounds.
 // Only documents the index holds as the catalog has them are bounded;
 // the others are read in any case.
-func boundCandidates(a *agreement, terms [][]rune, indexed []int) (*candidates, error) {
+func boundCandidates(a *agreement, looked []bodyindex.Bounds) *candidates {
 	n := a.idx.Len()
 	c := &candidates{terms: make([]uint8, n), lines: make([]int32, n)}
-	for _, ti := range indexed {
-		b, err := a.idx.LineBounds([]byte(string(terms[ti])))
-		if err != nil {
-			return nil, err
-		}
+	for _, b := range looked {
 		for j, d := range b.Docs {
 			if !a.fresh.Has(d) {
 				continue
@@ -177,7 +172,7 @@ func boundCandidates(a *agreement, terms [][]rune, indexed []int) (*candidates, 
 			c.lines[d] = int32(min(int64(c.lines[d])+int64(b.Lines[j]), math.MaxInt32))
 		}
 	}
-	return c, nil
+	return c
 }
 
 // bound is a candidate scored on its bounds: the terms the memo answered
