@@ -302,6 +302,9 @@ func (q *query) bounded(s *segment, n []byte, b *Bounds) error {
 		if len(docs) == 0 {
 			return nil
 		}
+		if worthless(s, j, len(docs)) {
+			break
+		}
 		tmpLines = tmpLines[:0]
 		if tmp, err = q.postings(s, j, tmp[:0], &tmpLines); err != nil {
 			return err
@@ -312,6 +315,17 @@ func (q *query) bounded(s *segment, n []byte, b *Bounds) error {
 	b.Lines = append(b.Lines, lines...)
 	return nil
 }
+
+// narrowing is how much longer than the candidates left a gram's
+// postings may be for reading them to pay: past it, verifying the
+// candidates the gram would rule out costs less than reading its list.
+const narrowing = 32
+
+// worthless reports whether gram j of segment s, and so every gram after
+// it (they come rarest first), is not worth intersecting with n
+// candidates. Stopping early leaves a superset, and bounds no tighter
+// than they were: both still hold.
+func worthless(s *segment, j, n int) bool { return int(s.counts[j]) > narrowing*n }
 
 // intersectMin keeps in a the documents also in b, each with the smaller
 // of its two line counts; both are sorted.
@@ -372,6 +386,9 @@ func (q *query) needle(s *segment, n []byte) error {
 	for _, j := range at[1:] {
 		if len(q.list) == 0 {
 			return nil
+		}
+		if worthless(s, j, len(q.list)) {
+			break
 		}
 		if q.tmp, err = q.postings(s, j, q.tmp[:0], nil); err != nil {
 			return err
