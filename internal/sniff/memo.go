@@ -95,7 +95,7 @@ func (e *Engine) scanScope(ctx context.Context, scope Scope, terms [][]rune, gen
 		looked, lookErr = lookUp(agree, terms, indexed)
 	}
 	if lookErr == nil && scope.Whole && len(indexed) > 0 {
-		if done, err := e.scanBounded(ctx, res, terms, indexed, looked, agree, uncovered, k); err != nil || done {
+		if done, err := e.scanBounded(ctx, res, terms, looked, agree, uncovered, k); err != nil || done {
 			return res, err
 		}
 	}

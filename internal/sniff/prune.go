@@ -49,8 +49,7 @@ const pruneBatch = 64
 // bounds (see above), when the index holds at least pruneMin candidates
 // of them (looked: what it said of each). It reports false, leaving res
 // and uncovered as they were, when there are fewer.
-func (e *Engine) scanBounded(ctx context.Context, res *scanResult, terms [][]rune, indexed []int,
-	looked []bodyindex.Bounds, a *agreement, uncovered map[string]string, k int) (bool, error) {
+func (e *Engine) scanBounded(ctx context.Context, res *scanResult, terms [][]rune, looked []bodyindex.Bounds, a *agreement, uncovered map[string]string, k int) (bool, error) {
 	c := boundCandidates(a, looked)
 	if len(c.docs) < pruneMin {
 		return false, nil
@@ -66,6 +65,7 @@ func (e *Engine) scanBounded(ctx context.Context, res *scanResult, terms [][]run
 	}
 	pending := bodyindex.NewSet(a.idx.Len())
 	var bounded []bound
+	var ids []string
 	for _, d := range c.docs {
 		id, _ := a.idx.Doc(d)
 		if _, read := must[id]; read {
@@ -74,13 +74,12 @@ func (e *Engine) scanBounded(ctx context.Context, res *scanResult, terms [][]run
 		pending.Add(d)
 		b := c.bound(d, res.found[id])
 		b.index = forest.IsIndex(id)
-		bounded = append(bounded, b)
+		bounded, ids = append(bounded, b), append(ids, id)
 	}
-	heat := e.heat(ctx, c.ids(a.idx, bounded))
+	heat := e.heat(ctx, ids)
 	for i := range bounded {
 		b := &bounded[i]
-		id, _ := a.idx.Doc(b.doc)
-		b.heat = round4(heat[id])
+		b.heat = round4(heat[ids[i]])
 		b.score = scoreOf(b.hitTerms, len(terms), b.nLines, b.heat)
 	}
 	top := keepTop(e.scored(ctx, res, len(terms), func(id string) bool {
@@ -111,7 +110,8 @@ func (e *Engine) readBounded(ctx context.Context, res *scanResult, a *agreement,
 	bounded []bound, pending bodyindex.Set, top []*nodeHit, numbered []bool) error {
 	q := boundQueue(bounded)
 	heap.Init(&q)
-	for q.Len() > 0 && (len(top) <= k || !beats(top[k-1], &q[0])) {
+	// A bound tied with the k-th hit could still win on its id: read on.
+	for q.Len() > 0 && (len(top) <= k || top[k-1].standing().compare(q[0].standing) >= 0) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -135,7 +135,8 @@ func (e *Engine) readBounded(ctx context.Context, res *scanResult, a *agreement,
 		for _, id := range ids {
 			if lists, ok := res.found[id]; ok {
 				b := byID[id]
-				h := &nodeHit{cand: candidate{id: id}, terms: lists, nLines: distinctLines(lists), index: b.index, heat: b.heat}
+				h := &nodeHit{cand: candidate{id: id}, terms: lists, nLines: distinctLines(lists), index: b.standing.index,
+					heat: b.heat}
 				h.rescore(len(terms))
 				top = append(top, h)
 			}
@@ -180,8 +181,8 @@ func boundCandidates(a *agreement, looked []bodyindex.Bounds) *candidates {
 // indexed terms it may hold matched on as many lines as the index
 // allows, none of them shared with another term.
 func (c *candidates) bound(d int32, lists [][]Line) bound {
-	b := bound{doc: d, nLines: int(min(int64(distinctLines(lists))+int64(c.lines[d]), math.MaxInt32)),
-		hitTerms: int(c.terms[d])}
+	b := bound{doc: d, hitTerms: int(c.terms[d])}
+	b.nLines = int(min(int64(distinctLines(lists))+int64(c.lines[d]), math.MaxInt32))
 	for _, l := range lists {
 		if len(l) > 0 {
 			b.hitTerms++
@@ -190,55 +191,21 @@ func (c *candidates) bound(d int32, lists [][]Line) bound {
 	return b
 }
 
-// ids are the ids of the bounded documents.
-func (c *candidates) ids(idx *bodyindex.Index, bounded []bound) []string {
-	ids := make([]string, len(bounded))
-	for i, b := range bounded {
-		ids[i], _ = idx.Doc(b.doc)
-	}
-	return ids
-}
-
-// bound is one candidate's best possible rank.
+// bound is one candidate's best possible standing.
 type bound struct {
+	standing
 	doc      int32
-	index    bool
 	hitTerms int
-	nLines   int
 	heat     float64
-	score    float64
 }
 
-// beats reports whether hit h ranks before every node that could score
-// b's bound: before it on kind, score or matching lines (ids are not
-// compared: a tie is not a win).
-func beats(h *nodeHit, b *bound) bool {
-	if h.index != b.index {
-		return !h.index
-	}
-	if h.score != b.score {
-		return h.score > b.score
-	}
-	return h.nLines > b.nLines
-}
-
-// boundQueue is a heap of bounds, best first: content nodes before index
-// nodes, then score and matching lines.
+// boundQueue is a heap of bounds, best first.
 type boundQueue []bound
 
-func (q boundQueue) Len() int { return len(q) }
-func (q boundQueue) Less(i, j int) bool {
-	a, b := &q[i], &q[j]
-	if a.index != b.index {
-		return !a.index
-	}
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.nLines > b.nLines
-}
-func (q boundQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *boundQueue) Push(x any)   { *q = append(*q, x.(bound)) }
+func (q boundQueue) Len() int           { return len(q) }
+func (q boundQueue) Less(i, j int) bool { return q[i].standing.compare(q[j].standing) < 0 }
+func (q boundQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *boundQueue) Push(x any)        { *q = append(*q, x.(bound)) }
 func (q *boundQueue) Pop() any {
 	old := *q
 	b := old[len(old)-1]

@@ -158,13 +158,31 @@ func scoreOf(hitTerms, nTerms, nLines int, heat float64) float64 {
 // compareHits orders content nodes before index nodes, then by score,
 // matching lines and id.
 func compareHits(a, b *nodeHit) int {
+	return cmp.Or(a.standing().compare(b.standing()), strings.Compare(a.cand.id, b.cand.id))
+}
+
+// standing is what ranks a hit before another, ids aside: its kind, its
+// score and its matching lines.
+type standing struct {
+	index  bool
+	score  float64
+	nLines int
+}
+
+func (h *nodeHit) standing() standing {
+	return standing{index: h.index, score: h.score, nLines: h.nLines}
+}
+
+// compare orders content nodes before index nodes, then by score and
+// matching lines, best first.
+func (a standing) compare(b standing) int {
 	if a.index != b.index {
 		if a.index {
 			return 1
 		}
 		return -1
 	}
-	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.nLines, a.nLines), strings.Compare(a.cand.id, b.cand.id))
+	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.nLines, a.nLines))
 }
 
 // settle makes the first k hits renderable: full line records for the
