@@ -5,6 +5,7 @@ package station
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -104,7 +105,7 @@ func TestExtensionQuota(t *testing.T) {
 	refused := spend()
 	require.Equal(t, http.StatusTooManyRequests, refused.status, refused.body)
 	_, rollover := quota.Window(quota.Hour, clock.now())
-	wantAfter := int(rollover.Sub(clock.now()).Seconds() + 0.999)
+	wantAfter := int(math.Ceil(rollover.Sub(clock.now()).Seconds()))
 	assert.Equal(t, strconv.Itoa(max(1, wantAfter)), refused.header("Retry-After"))
 	var env struct{ Error map[string]any }
 	require.NoError(t, json.Unmarshal([]byte(refused.body), &env))
