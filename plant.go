@@ -453,6 +453,12 @@ func (p *plan) index(ctx context.Context, id string) (*forest.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if path, err := p.v.root.TrustedPath(rec.ID); err == nil {
+		if n, ok := p.v.recent.node(p.v.generation(ctx), rec.ID, path); ok {
+			p.touched[id] = n
+			return n, nil
+		}
+	}
 	n, err := p.v.files.node(rec)
 	if err != nil {
 		return nil, err

@@ -157,6 +157,7 @@ type Vine struct {
 	heat     heatLayer       // heat, traces and the observer (Part D)
 	files    nodeFiles       // node files and the bodies they point to
 	resolver resolver        // caller ids to catalog rows, once the catalog is open
+	recent   recentIndexes   // the indexes this handle wrote last, parsed
 
 	canopy *canopy.Layer // the vector layer, inert without embedder and index
 

@@ -36,6 +36,7 @@ type txn struct {
 	v         *Vine
 	op        string
 	puts      []*forest.Node
+	data      [][]byte // the bytes of puts[i], as written
 	removes   []string // node ids
 	done      []undo
 	committed bool        // the commit landed
@@ -155,6 +156,7 @@ func (t *txn) put(n *forest.Node) error {
 		return fmt.Errorf("vine: %s would not read back: %w", n.ID, err)
 	}
 	t.puts = append(t.puts, back)
+	t.data = append(t.data, data)
 	return nil
 }
 
@@ -168,8 +170,8 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 		return "", err
 	}
 	var add, del []string
-	for _, n := range t.puts {
-		if err := t.writeFile(n); err != nil {
+	for i, n := range t.puts {
+		if err := t.writeFile(ctx, n, t.data[i]); err != nil {
 			return "", errors.Join(err, t.rollback())
 		}
 		add = append(add, n.ID+forest.NodeExt)
@@ -198,7 +200,9 @@ func (t *txn) syncCatalog(ctx context.Context) {
 	for i, n := range t.puts {
 		recs[i] = recordOf(n)
 	}
+	before := t.v.generation(ctx)
 	if err := t.v.cat.Upsert(ctx, recs...); err != nil {
+		before = -1 // the catalog did not move with the files: trust nothing remembered
 		t.v.log.Error("catalog upsert after commit failed; reindex repairs it", "err", err)
 	}
 	t.v.canopy.Written(ctx, writtenIDs(t.puts)...)
@@ -212,17 +216,36 @@ func (t *txn) syncCatalog(ctx context.Context) {
 			t.v.loadDialect()
 		}
 	}
+	t.rememberIndexes(ctx, before)
 }
 
-func (t *txn) writeFile(n *forest.Node) error {
+// rememberIndexes keeps the indexes this write put (recentIndexes), for
+// the catalog generation its update left; before is the generation the
+// update started from, -1 when it failed.
+func (t *txn) rememberIndexes(ctx context.Context, before int64) {
+	t.v.recent.advance(before, t.v.generation(ctx))
+	for i, n := range t.puts {
+		if !forest.IsIndex(n.ID) {
+			continue
+		}
+		if path, err := t.v.root.TrustedPath(n.ID); err == nil {
+			t.v.recent.keep(path, n, t.data[i])
+		}
+	}
+}
+
+func (t *txn) writeFile(ctx context.Context, n *forest.Node, data []byte) error {
 	path, err := t.v.root.Path(n.ID)
 	if err != nil {
 		return err
 	}
 	u := undo{path: path}
-	if prev, err := forest.ReadFile(path); err == nil {
+	if e, ok := t.v.recent.lookup(t.v.generation(ctx), n.ID, path); ok {
+		u.prev = e.data
+	} else if prev, err := forest.ReadFile(path); err == nil {
 		u.prev = prev
 	}
+	t.v.recent.forget(n.ID)
 	dir := filepath.Dir(path)
 	if top := firstMissing(dir); top != "" {
 		if err := t.noteFile(journal.Dir, top); err != nil {
@@ -237,7 +260,7 @@ func (t *txn) writeFile(n *forest.Node) error {
 		return err
 	}
 	t.done = append(t.done, u)
-	return writeAtomic(path, n.Bytes())
+	return writeAtomic(path, data)
 }
 
 func (t *txn) deleteFile(id string) error {
@@ -249,6 +272,7 @@ func (t *txn) deleteFile(id string) error {
 	if err != nil {
 		return err
 	}
+	t.v.recent.forget(id)
 	if err := t.noteFile(journal.Remove, path); err != nil {
 		return err
 	}
