@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
-	"math"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -19,8 +18,7 @@ func EstimateTokens(s string) int {
 	if s == "" {
 		return 0
 	}
-	n := utf8.RuneCountInString(s)
-	return max(1, int(math.Ceil(float64(n)/4)))
+	return max(1, (Runes(s)+3)/4)
 }
 
 // EstimatePayloadTokens estimates v as the reference renders it: JSON with

@@ -8,6 +8,30 @@ import (
 	"unicode/utf8"
 )
 
+// Runes is utf8.RuneCountInString(s), stepping over ASCII eight bytes at a
+// time: bodies are mostly ASCII, every write counts the bodies it puts
+// whole, and a folder's index of 1,800 entries is 450 KB.
+func Runes(s string) int {
+	n, i := 0, 0
+	for i < len(s) {
+		if i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if w&0x8080808080808080 == 0 {
+				n, i = n+8, i+8
+				continue
+			}
+		}
+		if s[i] < utf8.RuneSelf {
+			n, i = n+1, i+1
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		n, i = n+1, i+size
+	}
+	return n
+}
+
 // Sizing a payload from its parts: a caller that knows its payload's
 // shape adds up the code points each part takes in the rendering
 // EstimatePayloadTokens measures, without encoding it. The parts' sizes

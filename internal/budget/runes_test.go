@@ -4,6 +4,7 @@ package budget
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -49,5 +50,39 @@ func TestFitPrefixCutsAsShrinkTail(t *testing.T) {
 			ShrinkTail(&p.Items, limit, func() any { return p })
 			assert.Equal(t, len(p.Items), FitPrefix(fixed, sizes, limit), "n=%d limit=%d", n, limit)
 		}
+	}
+}
+
+// TestRunesCountsAsTheStandardLibrary: ASCII runs of every length and
+// alignment, multi-byte characters, and invalid bytes count as
+// utf8.RuneCountInString counts them.
+func TestRunesCountsAsTheStandardLibrary(t *testing.T) {
+	for _, s := range []string{
+		"", "a", "abcdefg", "abcdefgh", "abcdefghi", "— an index entry —",
+		strings.Repeat("- [[g/git-log]] — Show commit logs.\n", 40),
+		"ascii then \xff invalid \xe2\x80 cut", "naïve café 日本語 🌲 and a long ASCII tail after it",
+		"\x80\x80\x80\x80\x80\x80\x80\x80\x80", "1234567\xe2\x80\x94tail",
+	} {
+		for cut := range min(len(s), 9) {
+			assert.Equal(t, utf8.RuneCountInString(s[cut:]), Runes(s[cut:]), "%q", s[cut:])
+		}
+	}
+}
+
+func FuzzRunes(f *testing.F) {
+	f.Add("plain ascii text, long enough to take the eight-byte path")
+	f.Add("1234567\xe2\x80\x94tail \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Runes(s), utf8.RuneCountInString(s); got != want {
+			t.Fatalf("Runes(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+func BenchmarkRunes(b *testing.B) {
+	s := strings.Repeat("- [[g/git-log]] — Show commit logs; a summary of sixty tokens or so.\n", 6000)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Runes(s)
 	}
 }
