@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,17 +53,12 @@ var packAfter = 4 << 20
 
 // packsPerRewrite is how many commit packs accumulate before the round
 // pack is rewritten: it bounds the packs a reader lists. commitPackBytes
-// bounds their size the same way, since a commit pack stores a large
-// index uncompressed.
+// bounds their size the same way, since every commit pack repeats the
+// bases of its deltas.
 var (
 	packsPerRewrite = 32
 	commitPackBytes = 8 << 20
 )
-
-// storeAbove is the size from which a commit pack stores an object without
-// compression: the round pack holds it compressed (or as a delta) soon,
-// and compressing a large index on every commit dominated an adopt.
-const storeAbove = 64 << 10
 
 // newObject is an object a commit adds, before its pack is written.
 type newObject struct {
@@ -98,42 +94,48 @@ type pending struct {
 	doomed      []string
 }
 
+// deltaRef is the first version of a path in the round: the base later
+// versions are deltas against, and where the round holds it (objs[at]).
 type deltaRef struct {
 	hash plumbing.Hash
 	base *deltaBase
+	at   int
 }
 
-// note adds an object a commit pack now holds to the round. z is its
-// whole bytes compressed at BestSpeed, when the commit pack already did
-// that.
-func (p *pending) note(o newObject, z []byte, zw *zlib.Writer) error {
+// entry is o as the round will hold it: a delta against the first
+// version of its path this round when that is less than half its size,
+// else its whole bytes; compressed at BestSpeed with zw. It changes
+// nothing: add does, once o is in a commit pack.
+func (p *pending) entry(o newObject, zw *zlib.Writer) (pendingObject, error) {
+	po := pendingObject{hash: o.hash, typ: o.typ, size: len(o.data)}
+	body := o.data
+	// go-git reads no delta of or against nothing.
+	if ref, ok := p.bases[o.key]; ok && o.key != "" && len(o.data) > 0 {
+		if d := ref.base.delta(o.data); len(d) < len(o.data)/2 {
+			po.base, po.size, body = ref.hash, len(d), d
+		}
+	}
+	z, err := deflate(zw, body)
+	po.z = z
+	return po, err
+}
+
+// add puts po, the entry of o, into the round; a whole version of a path
+// the round has not seen becomes the base of its later versions.
+func (p *pending) add(o newObject, po pendingObject) {
 	if p.has == nil {
 		p.has, p.bases = map[plumbing.Hash]bool{}, map[string]deltaRef{}
 	}
-	po := pendingObject{hash: o.hash, typ: o.typ, size: len(o.data)}
-	body := o.data
-	ref, ok := p.bases[o.key]
-	switch {
-	case o.key == "" || len(o.data) == 0: // go-git reads no delta of or against nothing
-	case !ok:
-		p.bases[o.key] = deltaRef{hash: o.hash, base: newDeltaBase(o.data)}
-	default:
-		if d := ref.base.delta(o.data); len(d) < len(o.data)/2 {
-			po.base, po.size, body, z = ref.hash, len(d), d, nil
-		}
+	if _, ok := p.bases[o.key]; !ok && o.key != "" && len(o.data) > 0 && po.base.IsZero() {
+		p.bases[o.key] = deltaRef{hash: o.hash, base: newDeltaBase(o.data), at: len(p.objs)}
 	}
-	if z == nil {
-		var err error
-		if z, err = deflate(zw, body); err != nil {
-			return err
-		}
-	}
-	po.z = z
 	p.objs = append(p.objs, po)
 	p.has[o.hash] = true
-	p.bytes += len(z)
-	return nil
+	p.bytes += len(po.z)
 }
+
+// baseOf is the entry a delta entry of path key is against.
+func (p *pending) baseOf(key string) pendingObject { return p.objs[p.bases[key].at] }
 
 // entryOverhead bounds a pack entry's header: type and size, and an
 // OFS_DELTA's distance.
@@ -158,40 +160,39 @@ func deflate(zw *zlib.Writer, data []byte) ([]byte, error) {
 func (r *Repo) packDir() string { return filepath.Join(r.dot.Root(), "objects", "pack") }
 
 // writeCommitPack writes the objects a commit adds (r.batch) as one pack
-// and adds them to the round. Callers hold r.mu.
+// and adds them to the round. Each goes into the pack as the round will
+// hold it, so it is compressed once: a new version of a large index is a
+// small delta, and the pack repeats the delta's base (already compressed)
+// to stay readable on its own. Callers hold r.mu.
 func (r *Repo) writeCommitPack() error {
 	if len(r.batch) == 0 {
 		return nil
 	}
 	if r.zw == nil {
 		r.zw, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
-		r.zstore, _ = zlib.NewWriterLevel(nil, zlib.NoCompression)
 	}
-	// zs[i] is the compressed body of a small object, which the round
-	// keeps; a large one is nil, stored straight into the pack (addStored)
-	// and compressed by the round as it sees fit.
-	zs := make([][]byte, len(r.batch))
+	ents := make([]pendingObject, len(r.batch))
+	var bases []pendingObject
 	size := 0
 	for i, o := range r.batch {
-		if len(o.data) > storeAbove {
-			size += len(o.data) + len(o.data)>>14 + 16
-			continue
-		}
-		z, err := deflate(r.zw, o.data)
+		e, err := r.pend.entry(o, r.zw)
 		if err != nil {
 			return err
 		}
-		zs[i] = z
-		size += len(z)
-	}
-	w := newPackWriter(len(r.batch), size)
-	defer w.release()
-	for i, o := range r.batch {
-		if zs[i] == nil {
-			w.addStored(o.hash, o.typ, o.data, r.zstore)
-		} else {
-			w.add(o.hash, o.typ, len(o.data), 0, zs[i])
+		ents[i], size = e, size+len(e.z)
+		if e.base.IsZero() || slices.ContainsFunc(bases, func(b pendingObject) bool { return b.hash == e.base }) {
+			continue
 		}
+		b := r.pend.baseOf(o.key)
+		bases, size = append(bases, b), size+len(b.z)
+	}
+	w := newPackWriter(len(bases)+len(ents), size)
+	defer w.release()
+	for _, b := range bases {
+		w.add(b.hash, b.typ, b.size, 0, b.z)
+	}
+	for _, e := range ents {
+		w.add(e.hash, e.typ, e.size, w.offsets[e.base], e.z)
 	}
 	name, err := w.install(r.packDir())
 	if err != nil {
@@ -206,9 +207,7 @@ func (r *Repo) writeCommitPack() error {
 		r.packs = fi.ModTime()
 	}
 	for i, o := range r.batch {
-		if err := r.pend.note(o, zs[i], r.zw); err != nil {
-			return err
-		}
+		r.pend.add(o, ents[i])
 	}
 	return nil
 }
@@ -274,10 +273,10 @@ type packWriter struct {
 }
 
 // packBufs keeps the buffers packs are assembled in between packs. A
-// commit pack holds every large object of its commit whole (a folder's
-// index, 450 KB once 1,800 documents share the folder), and a fresh
-// buffer for each commit cost its allocation, its zeroing and the
-// collector's time to free it: a tenth of an adopt into one large folder.
+// commit pack repeats the base of every delta it holds (a folder's index,
+// 450 KB once 1,800 documents share the folder, about a third of that
+// compressed), and a fresh buffer for each commit cost its allocation, its
+// zeroing and the collector's time to free it.
 var packBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // maxPooledPack is the largest buffer packBufs keeps: a round pack of a
@@ -311,20 +310,6 @@ func (w *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size, base int,
 		w.buf.Write(entryHeader(t, size))
 	}
 	w.buf.Write(z)
-	w.idx.Add(h, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
-}
-
-// addStored appends data whole as one entry of type t, its zlib stream
-// written by zw (a NoCompression writer) straight into the pack.
-func (w *packWriter) addStored(h plumbing.Hash, t plumbing.ObjectType, data []byte, zw *zlib.Writer) {
-	start := w.buf.Len()
-	w.offsets[h] = start
-	w.buf.Write(entryHeader(t, len(data)))
-	zw.Reset(w.buf)
-	_, err := zw.Write(data)
-	if err := errors.Join(err, zw.Close()); err != nil && w.err == nil {
-		w.err = fmt.Errorf("gitops: store object: %w", err)
-	}
 	w.idx.Add(h, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
 }
 

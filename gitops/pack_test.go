@@ -171,19 +171,21 @@ func TestPackedHistoryReadsBack(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestLargeObjectsReadBack: objects past storeAbove go into commit packs
-// stored whole, written straight into a reused pack buffer, small ones
-// compressed beside them; across commits and a rewrite, git and go-git
-// read every version of both exactly.
+// TestLargeObjectsReadBack: a growing large object goes into each commit
+// pack as a delta with its base repeated beside it, small ones whole
+// beside them; across commits and a rewrite, git and go-git read every
+// version of both exactly, and a commit pack holds far less than the
+// large object's versions whole.
 func TestLargeObjectsReadBack(t *testing.T) {
 	defer func(b int) { packsPerRewrite = b }(packsPerRewrite)
 	packsPerRewrite = 3
 	dir, r := newForest(t)
 	ctx := context.Background()
 	const n = 7
-	big := func(i int) string { return indexText(storeAbove/60 + i*40) } // > storeAbove, growing
+	const large = 64 << 10
+	big := func(i int) string { return indexText(large/60 + i*40) } // > large, growing
 	small := func(i int) string { return fmt.Sprintf("page %d\n", i) }
-	require.Greater(t, len(big(0)), storeAbove)
+	require.Greater(t, len(big(0)), large)
 	for i := range n {
 		writeFile(t, dir, "g/_index.md", big(i))
 		writeFile(t, dir, "g/page.md", small(i))
@@ -192,6 +194,19 @@ func TestLargeObjectsReadBack(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
+	head := strings.TrimSpace(gitCmd(t, dir, "rev-parse", "HEAD:g/_index.md"))
+	idxs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
+	require.NoError(t, err)
+	held := 0
+	for _, idx := range idxs {
+		for line := range strings.Lines(gitCmd(t, dir, "verify-pack", "-v", idx)) {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == head {
+				held++
+				assert.Len(t, f, 7, "every pack holds the newest index as a delta: %s", line)
+			}
+		}
+	}
+	assert.Positive(t, held, "some pack holds the newest index")
 	for i := range n {
 		rev := fmt.Sprintf("HEAD~%d", n-1-i)
 		assert.Equal(t, big(i), gitCmd(t, dir, "show", rev+":g/_index.md"), "git, version %d", i)

@@ -54,13 +54,12 @@ type Repo struct {
 	st   *filesystem.Storage // write-side storage, used under mu only
 	objs cache.Object        // decoded-object cache shared by readers (it locks itself)
 
-	mu     sync.Mutex   // serializes commits; guards st and cache
-	cache  *indexCache  // the index as last committed; nil = read from disk
-	packs  time.Time    // objects/pack's mtime when st last indexed the packs
-	zw     *zlib.Writer // reused by the pack writers, under mu
-	zstore *zlib.Writer // the same, storing without compression
-	batch  []newObject  // objects the commit in progress adds, under mu
-	pend   pending      // the current round of packs (pack.go), under mu
+	mu    sync.Mutex   // serializes commits; guards st and cache
+	cache *indexCache  // the index as last committed; nil = read from disk
+	packs time.Time    // objects/pack's mtime when st last indexed the packs
+	zw    *zlib.Writer // reused by the pack writers, under mu
+	batch []newObject  // objects the commit in progress adds, under mu
+	pend  pending      // the current round of packs (pack.go), under mu
 
 	remoteMu sync.Mutex // serializes fetch, push and remote config (remote.go)
 }
