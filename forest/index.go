@@ -173,16 +173,30 @@ func CountEntries(body, heading string) int {
 func SetEntry(body, heading, id, line string) string {
 	body, _ = RemoveEntry(body, id)
 	body, h, end := ensureSection(body, heading)
-	at := h.end
-	for l := range spanLines(body[h.end:end]) {
-		if strings.HasPrefix(l.text, entryPrefix) {
-			at = h.end + l.end
-		}
-	}
+	at := h.end + lastEntryEnd(body[h.end:end])
 	if at > 0 && body[at-1] != '\n' {
 		return body[:at] + "\n" + line + "\n" + body[at:]
 	}
 	return body[:at] + line + "\n" + body[at:]
+}
+
+// lastEntryEnd is the offset just past the last entry line of section (a
+// line as spanLines cuts them), 0 when it has none. It searches from the
+// end: a folder's entries are its index, and the last one sits near the
+// end of a section of thousands.
+func lastEntryEnd(section string) int {
+	for end := len(section); end > 0; {
+		content := end
+		if section[end-1] == '\n' {
+			content--
+		}
+		start := strings.LastIndexByte(section[:content], '\n') + 1
+		if strings.HasPrefix(section[start:end], entryPrefix) {
+			return end
+		}
+		end = start
+	}
+	return 0
 }
 
 // ReplaceEntrySummary replaces every entry line for id with line, in

@@ -445,3 +445,34 @@ func TestEntryIDMatchesPattern(t *testing.T) {
 		assert.Equal(t, want, got, "%q", l)
 	}
 }
+
+// forwardLastEntryEnd is the forward scan lastEntryEnd replaced.
+func forwardLastEntryEnd(section string) int {
+	at := 0
+	for l := range spanLines(section) {
+		if strings.HasPrefix(l.text, entryPrefix) {
+			at = l.end
+		}
+	}
+	return at
+}
+
+func TestLastEntryEndAsForwardScan(t *testing.T) {
+	for _, s := range []string{
+		"", "\n", "- [[a]]", "- [[a]]\n", "- [[a]]\r\n", "- [[a]]\n\n", "text\n- [[a]] — A.\nmore text\n\n",
+		"- [[a]]\n- [[b]]\ntail without newline", "\n\n- [[a]]", "- [[\n", "- [", "- [[a]]\r", "x\r- [[a]]\n",
+		"- [[a]] — A.\n" + strings.Repeat("- [[g/page]] — a page.\n", 50) + "A remark.\n",
+	} {
+		assert.Equal(t, forwardLastEntryEnd(s), lastEntryEnd(s), "%q", s)
+	}
+}
+
+func FuzzLastEntryEnd(f *testing.F) {
+	f.Add("text\n- [[a]] — A.\nmore text\n\n")
+	f.Add("- [[a]]\r\n\n- [[b]]")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := lastEntryEnd(s), forwardLastEntryEnd(s); got != want {
+			t.Fatalf("lastEntryEnd(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
