@@ -76,18 +76,42 @@ type mdHeading struct {
 }
 
 // scanHeadings lists the body's headings in order, skipping fenced code.
+//
+// Outside code only a line starting with '#' (a heading), '`' or '~' (a
+// fence), or a space (an indented fence) can matter, and a folder's index
+// is thousands of entry lines read on every write into it: those lines
+// are stepped over by their first byte.
 func scanHeadings(body string) []mdHeading {
 	var heads []mdHeading
 	var fence fenceState
-	for l := range spanLines(body) {
-		if fence.step(l.text) {
+	for start := 0; start < len(body); {
+		end := lineEnd(body, start)
+		if fence.n == 0 && !mayOpen(body[start]) {
+			start = end
 			continue
 		}
-		if level, text, ok := parseHeading(l.text); ok {
-			heads = append(heads, mdHeading{level: level, text: text, start: l.start, end: l.end})
+		line := strings.TrimRight(body[start:end], "\r\n")
+		if !fence.step(line) {
+			if level, text, ok := parseHeading(line); ok {
+				heads = append(heads, mdHeading{level: level, text: text, start: start, end: end})
+			}
 		}
+		start = end
 	}
 	return heads
+}
+
+// mayOpen reports whether a line starting with c can be a heading or open
+// a fence.
+func mayOpen(c byte) bool { return c == '#' || c == '`' || c == '~' || c == ' ' }
+
+// lineEnd is the offset just past the line of s starting at i: past its
+// newline, or the end of s.
+func lineEnd(s string, i int) int {
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(s)
 }
 
 // openFence reports whether a body ends inside a fenced code block, and

@@ -3,6 +3,8 @@
 package forest
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,4 +96,51 @@ func FuzzParseOutline(f *testing.F) {
 			}
 		}
 	})
+}
+
+// everyLineHeadings is scanHeadings without its first-byte filter: every
+// line through the fence state and the heading parser.
+func everyLineHeadings(body string) []mdHeading {
+	var heads []mdHeading
+	var fence fenceState
+	for l := range spanLines(body) {
+		if fence.step(l.text) {
+			continue
+		}
+		if level, text, ok := parseHeading(l.text); ok {
+			heads = append(heads, mdHeading{level: level, text: text, start: l.start, end: l.end})
+		}
+	}
+	return heads
+}
+
+func TestScanHeadingsAsEveryLine(t *testing.T) {
+	for _, body := range []string{
+		"", "#", "# T\n", "## A\r\n- [[a]] — A.\n\n```\n# not\n```\n## B",
+		"   ```go\n# code\n    ```\n# still code\n```\n# out\n", "~~~\n## in\n~~~~\n## after",
+		"\t# tab\n #space\n####### seven\n#nospace\n# ok #\n", "```\n\n\n", "x\n```\n# in\n",
+		"- [[g/a]] — A.\n" + strings.Repeat("- [[g/page]] — a page.\n", 40) + "## Cross trails\n- t → [[q]]\n",
+	} {
+		assert.Equal(t, everyLineHeadings(body), scanHeadings(body), "%q", body)
+	}
+}
+
+func FuzzScanHeadings(f *testing.F) {
+	f.Add("## A\n- [[a]]\n```\n# not\n```\n## B")
+	f.Add("   ~~~\n# x\n   ~~~~\n#\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		if got, want := scanHeadings(body), everyLineHeadings(body); !reflect.DeepEqual(got, want) {
+			t.Fatalf("scanHeadings(%q) = %v, want %v", body, got, want)
+		}
+	})
+}
+
+func BenchmarkScanHeadings(b *testing.B) {
+	body := "# G\n\n> The g folder.\n\n## Direct bananas\n" +
+		strings.Repeat("- [[g/git-log]] — Show commit logs; a summary of sixty tokens or so.\n", 1800) +
+		"\n## Cross trails\n- t → [[q]]\n"
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		scanHeadings(body)
+	}
 }
