@@ -353,12 +353,7 @@ type lineSpan struct {
 func spanLines(s string) iter.Seq[lineSpan] {
 	return func(yield func(lineSpan) bool) {
 		for start := 0; start < len(s); {
-			end := strings.IndexByte(s[start:], '\n')
-			if end < 0 {
-				end = len(s)
-			} else {
-				end += start + 1
-			}
+			end := lineEnd(s, start)
 			if !yield(lineSpan{text: strings.TrimRight(s[start:end], "\r\n"), start: start, end: end}) {
 				return
 			}
