@@ -3,9 +3,6 @@
 package vine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/budget"
@@ -58,8 +55,5 @@ func recordOf(n *forest.Node) catalog.Record {
 }
 
 // BodyHash is the normative body hash (C.6.1 §2.2): SHA-256 hex of the body
-// as sniff scans it.
-func BodyHash(body string) string {
-	sum := sha256.Sum256([]byte(body))
-	return hex.EncodeToString(sum[:])
-}
+// as sniff scans it. It is [catalog.BodyHash], which owns it.
+func BodyHash(body string) string { return catalog.BodyHash(body) }

@@ -3,11 +3,10 @@
 package sniff
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 	"unicode/utf8"
 
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/internal/terms"
 )
 
@@ -43,9 +42,6 @@ var asciiLower = func() (t [utf8.RuneSelf]byte) {
 	return t
 }()
 
-// bodyHash is the catalog's body hash (C.6.1 §2.2, as vine.BodyHash): the
-// fold cache keeps each folded body under the hash of the body it read.
-func bodyHash(body string) string {
-	sum := sha256.Sum256([]byte(body))
-	return hex.EncodeToString(sum[:])
-}
+// bodyHash is the catalog's body hash (C.6.1 §2.2): the fold cache keeps
+// each folded body under the hash of the body it read.
+func bodyHash(body string) string { return catalog.BodyHash(body) }
