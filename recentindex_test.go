@@ -4,7 +4,7 @@ package vine
 
 import (
 	"context"
-		"os"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
