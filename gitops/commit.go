@@ -3,7 +3,6 @@
 package gitops
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -328,10 +327,22 @@ func (r *Repo) writeTree(c *indexCache) (plumbing.Hash, error) {
 	return b.build(ents, 0)
 }
 
+// treeBuilder encodes the trees of a sorted index bottom-up. Every level
+// lists its items on one shared stack (a subtree pushes above its parent's
+// items and pops back to them), and each tree is encoded into a slice of
+// its exact size, which putObject keeps: a folder of 1,800 files is a
+// 90 KB tree written on every commit into it, and growing a buffer, then
+// cloning it, made trees a sixth of what a commit allocated.
 type treeBuilder struct {
 	r     *Repo
 	trees map[string]plumbing.Hash
-	buf   bytes.Buffer
+	stack []treeItem
+}
+
+type treeItem struct {
+	name string
+	mode filemode.FileMode
+	hash plumbing.Hash
 }
 
 // build encodes the tree of ents, which share a directory prefix of
@@ -344,17 +355,13 @@ func (b *treeBuilder) build(ents []*index.Entry, pre int) (plumbing.Hash, error)
 	if h, ok := b.trees[prefix]; ok {
 		return h, nil
 	}
-	type item struct {
-		name string
-		mode filemode.FileMode
-		hash plumbing.Hash
-	}
-	var items []item
+	base := len(b.stack)
+	defer func() { b.stack = b.stack[:base] }()
 	for i := 0; i < len(ents); {
 		name := ents[i].Name[pre:]
 		dir, _, nested := strings.Cut(name, "/")
 		if !nested {
-			items = append(items, item{name, ents[i].Mode, ents[i].Hash})
+			b.stack = append(b.stack, treeItem{name, ents[i].Mode, ents[i].Hash})
 			i++
 			continue
 		}
@@ -366,23 +373,39 @@ func (b *treeBuilder) build(ents []*index.Entry, pre int) (plumbing.Hash, error)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		items = append(items, item{dir, filemode.Dir, h})
+		b.stack = append(b.stack, treeItem{dir, filemode.Dir, h})
 		i = j
 	}
-	b.buf.Reset()
+	items := b.stack[base:]
+	size := 0
 	for _, it := range items {
-		b.buf.WriteString(strconv.FormatUint(uint64(it.mode), 8))
-		b.buf.WriteByte(' ')
-		b.buf.WriteString(it.name)
-		b.buf.WriteByte(0)
-		b.buf.Write(it.hash[:])
+		size += len(octal(it.mode)) + 1 + len(it.name) + 1 + len(it.hash)
 	}
-	h, err := b.r.putObject(plumbing.TreeObject, bytes.Clone(b.buf.Bytes()), prefix+"/")
+	data := make([]byte, 0, size)
+	for _, it := range items {
+		data = append(data, octal(it.mode)...)
+		data = append(data, ' ')
+		data = append(data, it.name...)
+		data = append(data, 0)
+		data = append(data, it.hash[:]...)
+	}
+	h, err := b.r.putObject(plumbing.TreeObject, data, prefix+"/")
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("gitops: write tree: %w", err)
 	}
 	b.trees[prefix] = h
 	return h, nil
+}
+
+// octal is a tree entry's mode as git writes it: octal, no leading zero.
+func octal(m filemode.FileMode) string {
+	switch m {
+	case filemode.Regular:
+		return "100644"
+	case filemode.Dir:
+		return "40000"
+	}
+	return strconv.FormatUint(uint64(m), 8)
 }
 
 // refuseUnchanged refuses a commit whose tree is HEAD's: git would refuse
