@@ -94,24 +94,25 @@ type pending struct {
 	doomed      []string
 }
 
-// deltaRef is the first version of a path in the round: the base later
-// versions are deltas against, and where the round holds it (objs[at]).
+// deltaRef is the last whole version of a path in the round: the base
+// later versions are deltas against, and where the round holds it
+// (objs[at]).
 type deltaRef struct {
 	hash plumbing.Hash
 	base *deltaBase
 	at   int
 }
 
-// entry is o as the round will hold it: a delta against the first
-// version of its path this round when that is less than half its size,
-// else its whole bytes; compressed at BestSpeed with zw. It changes
-// nothing: add does, once o is in a commit pack.
+// entry is o as the round will hold it: a delta against the base of its
+// path when that is small (deltaFits), else its whole bytes; compressed
+// at BestSpeed with zw. It changes nothing: add does, once o is in a
+// commit pack.
 func (p *pending) entry(o newObject, zw *zlib.Writer) (pendingObject, error) {
 	po := pendingObject{hash: o.hash, typ: o.typ, size: len(o.data)}
 	body := o.data
 	// go-git reads no delta of or against nothing.
 	if ref, ok := p.bases[o.key]; ok && o.key != "" && len(o.data) > 0 {
-		if d := ref.base.delta(o.data); len(d) < len(o.data)/2 {
+		if d := ref.base.delta(o.data); deltaFits(len(d), len(o.data)) {
 			po.base, po.size, body = ref.hash, len(d), d
 		}
 	}
@@ -120,13 +121,24 @@ func (p *pending) entry(o newObject, zw *zlib.Writer) (pendingObject, error) {
 	return po, err
 }
 
+// deltaFits reports whether a delta of n bytes is worth keeping for a
+// version of size bytes: under half of it, and for a large version (a
+// folder's index) under a thirty-second of it. Every version of an index
+// adds its entry line to the delta against the base, so the deltas of a
+// long round grew until compressing them cost more than the version
+// whole; a version whose delta no longer fits is stored whole and
+// becomes the base of the next ones.
+func deltaFits(n, size int) bool {
+	return n < min(size/2, max(size/32, 8<<10))
+}
+
 // add puts po, the entry of o, into the round; a whole version of a path
-// the round has not seen becomes the base of its later versions.
+// becomes the base of its later versions.
 func (p *pending) add(o newObject, po pendingObject) {
 	if p.has == nil {
 		p.has, p.bases = map[plumbing.Hash]bool{}, map[string]deltaRef{}
 	}
-	if _, ok := p.bases[o.key]; !ok && o.key != "" && len(o.data) > 0 && po.base.IsZero() {
+	if o.key != "" && len(o.data) > 0 && po.base.IsZero() {
 		p.bases[o.key] = deltaRef{hash: o.hash, base: newDeltaBase(o.data), at: len(p.objs)}
 	}
 	p.objs = append(p.objs, po)

@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/klauspost/compress/zlib"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -183,7 +185,7 @@ func TestLargeObjectsReadBack(t *testing.T) {
 	ctx := context.Background()
 	const n = 7
 	const large = 64 << 10
-	big := func(i int) string { return indexText(large/60 + i*40) } // > large, growing
+	big := func(i int) string { return indexText(large/60 + i*4) } // > large, growing
 	small := func(i int) string { return fmt.Sprintf("page %d\n", i) }
 	require.Greater(t, len(big(0)), large)
 	for i := range n {
@@ -227,6 +229,33 @@ func TestLargeObjectsReadBack(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
+}
+
+// TestGrownDeltasRebase: versions of an index that each add entries are
+// deltas against the last whole version until a delta no longer fits;
+// that version is stored whole and the next ones are deltas against it.
+func TestGrownDeltasRebase(t *testing.T) {
+	var p pending
+	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	var bases []plumbing.Hash
+	for i := range 200 {
+		data := []byte(indexText(1800 + i*10))
+		o := newObject{hash: plumbing.ComputeHash(plumbing.BlobObject, data), typ: plumbing.BlobObject, data: data, key: "g/_index.md"}
+		e, err := p.entry(o, zw)
+		require.NoError(t, err)
+		if i > 0 && e.base.IsZero() {
+			assert.False(t, deltaFits(len(p.bases[o.key].base.delta(data)), len(data)), "version %d stored whole with a delta that fits", i)
+		}
+		if !e.base.IsZero() {
+			assert.Equal(t, bases[len(bases)-1], e.base, "version %d is a delta against the last whole version", i)
+			assert.True(t, deltaFits(e.size, len(data)), "version %d", i)
+		} else {
+			bases = append(bases, o.hash)
+		}
+		p.add(o, e)
+	}
+	assert.Greater(t, len(bases), 2, "the deltas grew past what fits, more than once")
+	assert.Less(t, len(bases), 40, "most versions are deltas")
 }
 
 // TestHalfInstalledPackIsIgnored: a writer killed between a pack's two
