@@ -236,7 +236,8 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if _, err := lock.Write(encodeIndex(c.idx)); err != nil {
+	r.indexBuf = appendIndex(r.indexBuf[:0], c.idx)
+	if _, err := lock.Write(r.indexBuf); err != nil {
 		return "", fmt.Errorf("gitops: write index: %w", err)
 	}
 	if err := setRef(r.dot, r.refs, r.st, ref, h, parent); err != nil {

@@ -81,7 +81,12 @@ func sortEntries(idx *index.Index) {
 // issues a write per field, which costs more than the rest of a commit.
 // Extensions are not written: a cached tree (TREE) would be stale after
 // staging, and git rebuilds what it needs.
-func encodeIndex(idx *index.Index) []byte {
+func encodeIndex(idx *index.Index) []byte { return appendIndex(nil, idx) }
+
+// appendIndex is encodeIndex appending to buf, so a Repo can render every
+// commit's index into one buffer: the index lists every file, and a fresh
+// 200 KB slice per commit was garbage the collector had to clear.
+func appendIndex(buf []byte, idx *index.Index) []byte {
 	version := uint32(2)
 	for _, e := range idx.Entries {
 		if e.IntentToAdd || e.SkipWorktree {
@@ -89,7 +94,8 @@ func encodeIndex(idx *index.Index) []byte {
 		}
 	}
 	be := binary.BigEndian
-	buf := make([]byte, 0, 12+len(idx.Entries)*(72+48)+sha1.Size)
+	buf = slices.Grow(buf, 12+len(idx.Entries)*(72+48)+sha1.Size)
+	start0 := len(buf)
 	buf = append(buf, "DIRC"...)
 	buf = be.AppendUint32(buf, version)
 	buf = be.AppendUint32(buf, uint32(len(idx.Entries)))
@@ -122,7 +128,7 @@ func encodeIndex(idx *index.Index) []byte {
 		pad := 8 - (len(buf)-start)%8
 		buf = append(buf, make([]byte, pad)...)
 	}
-	sum := sha1.Sum(buf)
+	sum := sha1.Sum(buf[start0:])
 	return append(buf, sum[:]...)
 }
 

@@ -60,6 +60,8 @@ type Repo struct {
 	zw    *zlib.Writer // reused by the pack writers, under mu
 	batch []newObject  // objects the commit in progress adds, under mu
 	pend  pending      // the current round of packs (pack.go), under mu
+	// indexBuf holds the index file the last commit wrote, under mu.
+	indexBuf []byte
 
 	remoteMu sync.Mutex // serializes fetch, push and remote config (remote.go)
 }
