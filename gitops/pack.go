@@ -316,10 +316,9 @@ func (w *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size, base int,
 	start := w.buf.Len()
 	w.offsets[h] = start
 	if base > 0 {
-		w.buf.Write(entryHeader(plumbing.OFSDeltaObject, size))
-		w.buf.Write(ofsDistance(start - base))
+		w.buf.Write(appendOfsDistance(appendEntryHeader(w.buf.AvailableBuffer(), plumbing.OFSDeltaObject, size), start-base))
 	} else {
-		w.buf.Write(entryHeader(t, size))
+		w.buf.Write(appendEntryHeader(w.buf.AvailableBuffer(), t, size))
 	}
 	w.buf.Write(z)
 	w.idx.Add(h, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
@@ -368,28 +367,30 @@ func (w *packWriter) install(dir string) (string, error) {
 	return name, nil
 }
 
-// entryHeader is the pack entry header: type and size, 4 bits of size in
-// the first byte, 7 in each next.
-func entryHeader(t plumbing.ObjectType, size int) []byte {
-	b := []byte{byte(t)<<4 | byte(size&0x0f)}
-	size >>= 4
-	for size > 0 {
-		b[len(b)-1] |= 0x80
-		b = append(b, byte(size&0x7f))
-		size >>= 7
+// appendEntryHeader appends the pack entry header: type and size, 4 bits
+// of size in the first byte, 7 in each next.
+func appendEntryHeader(b []byte, t plumbing.ObjectType, size int) []byte {
+	c := byte(t)<<4 | byte(size&0x0f)
+	for size >>= 4; size > 0; size >>= 7 {
+		b = append(b, c|0x80)
+		c = byte(size & 0x7f)
 	}
-	return b
+	return append(b, c)
 }
 
-// ofsDistance encodes an OFS_DELTA's distance to its base: big-endian
-// 7-bit groups, each but the last adding one (git's offset encoding).
-func ofsDistance(d int) []byte {
-	b := []byte{byte(d & 0x7f)}
+// appendOfsDistance appends an OFS_DELTA's distance to its base:
+// big-endian 7-bit groups, each but the last adding one (git's offset
+// encoding).
+func appendOfsDistance(b []byte, d int) []byte {
+	var groups [10]byte
+	i := len(groups) - 1
+	groups[i] = byte(d & 0x7f)
 	for d >>= 7; d > 0; d >>= 7 {
 		d--
-		b = append([]byte{0x80 | byte(d&0x7f)}, b...)
+		i--
+		groups[i] = 0x80 | byte(d&0x7f)
 	}
-	return b
+	return append(b, groups[i:]...)
 }
 
 // installFile writes data to a temporary file in dir and renames it to

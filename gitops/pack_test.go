@@ -284,3 +284,26 @@ func TestHalfInstalledPackIsIgnored(t *testing.T) {
 	goGitHead(t, dir)
 	assert.Empty(t, gitCmd(t, dir, "status", "--porcelain"))
 }
+
+// TestEntryEncodings: pack entry headers and OFS_DELTA distances as git's
+// Documentation/gitformat-pack.txt spells them.
+func TestEntryEncodings(t *testing.T) {
+	for _, c := range []struct {
+		t    plumbing.ObjectType
+		size int
+		want []byte
+	}{
+		{plumbing.BlobObject, 0, []byte{0x30}},
+		{plumbing.BlobObject, 15, []byte{0x3f}},
+		{plumbing.BlobObject, 16, []byte{0xb0, 0x01}},
+		{plumbing.TreeObject, 2047, []byte{0xaf, 0x7f}},
+		{plumbing.OFSDeltaObject, 2048, []byte{0xe0, 0x80, 0x01}},
+	} {
+		assert.Equal(t, c.want, appendEntryHeader(nil, c.t, c.size), "%s of %d", c.t, c.size)
+	}
+	for d, want := range map[int][]byte{
+		1: {0x01}, 127: {0x7f}, 128: {0x80, 0x00}, 16511: {0xff, 0x7f}, 16512: {0x80, 0x80, 0x00},
+	} {
+		assert.Equal(t, want, appendOfsDistance([]byte{0xaa}, d)[1:], "distance %d", d)
+	}
+}
