@@ -112,7 +112,7 @@ func Open(dir string) (*Repo, error) {
 	if !ok {
 		return nil, fmt.Errorf("gitops: open %s: unexpected storage %T", abs, g.Storer)
 	}
-	r := &Repo{root: abs, dot: st.Filesystem(), st: st, objs: cache.NewObjectLRU(readerCacheSize)}
+	r := &Repo{root: abs, dot: steadyListing{st.Filesystem()}, st: st, objs: cache.NewObjectLRU(readerCacheSize)}
 	if _, err := os.Stat(filepath.Join(r.dot.Root(), "commondir")); errors.Is(err, fs.ErrNotExist) {
 		r.refs = r.dot.Root()
 	}
@@ -175,12 +175,12 @@ func (r *Repo) reader() *readStore {
 }
 
 // readStore is a reader's view. A view lists the packs once, at its first
-// object read, and a listing taken while a writer renames a new pack into
-// the directory was seen to miss a pack installed before it: the view then
-// failed to find the commit HEAD already named. So an object not found is
-// looked for once more, after listing the packs again. Not finding is rare
-// (a shallow clone's boundary), so the second listing costs nothing on the
-// paths that matter.
+// object read, so an object a commit packed after that listing is not in
+// it: an object not found is looked for once more, after listing the
+// packs again. Not finding is rare (a shallow clone's boundary), so the
+// second listing costs nothing on the paths that matter. (A listing that
+// missed packs installed before it was go-billy failing the listing when a
+// name vanished under it: steadyListing.)
 type readStore struct{ *filesystem.Storage }
 
 // EncodedObject reads an object, listing the packs again before it says
