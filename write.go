@@ -170,11 +170,13 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 		return "", err
 	}
 	var add, del []string
+	written := make(map[string][]byte, len(t.puts))
 	for i, n := range t.puts {
 		if err := t.writeFile(ctx, n, t.data[i]); err != nil {
 			return "", errors.Join(err, t.rollback())
 		}
 		add = append(add, n.ID+forest.NodeExt)
+		written[n.ID+forest.NodeExt] = t.data[i]
 	}
 	for _, id := range t.removes {
 		if err := t.deleteFile(id); err != nil {
@@ -183,7 +185,7 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 		del = append(del, id+forest.NodeExt)
 	}
 	sha, err := t.v.repo.Commit(ctx, gitops.Message{Subject: subject}, add, del,
-		gitops.Options{When: t.v.now()})
+		gitops.Options{When: t.v.now(), Written: written})
 	if err != nil {
 		return "", errors.Join(err, t.rollback())
 	}

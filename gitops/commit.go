@@ -31,6 +31,12 @@ type Options struct {
 	// Trailers follow the message's own trailers (and precede those of
 	// WithTrailers). The adapter passes station-principal here.
 	Trailers []Trailer
+	// Written holds, for paths in add, the bytes the caller has just
+	// written to them, which are hashed instead of read back: a folder's
+	// index is rewritten whole by every write into the folder. The stat
+	// data is still read from the file, and a file whose size is not the
+	// length of its bytes here is read back as usual.
+	Written map[string][]byte
 }
 
 // gitignoreName is the one non-markdown file the forest versions, and only
@@ -130,7 +136,7 @@ func (r *Repo) commit(ctx context.Context, msg Message, add, remove []string, op
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.commitLocked(ctx, text, add, remove, when)
+	return r.commitLocked(ctx, text, add, remove, when, opt.Written)
 }
 
 // selectPaths validates every path, applies the guard and deduplicates,
@@ -185,7 +191,7 @@ func checkPath(p string) error {
 // objects first (harmless if abandoned), then the new index into
 // index.lock, then the branch (the commit point), then index.lock renamed
 // over the index; if that last step fails the branch is moved back.
-func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []string, when time.Time) (sha string, err error) {
+func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []string, when time.Time, written map[string][]byte) (sha string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -213,7 +219,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 		c.invalidate(p)
 	}
 	for _, p := range add {
-		if err := r.stage(c.idx, p); err != nil {
+		if err := r.stage(c.idx, p, written[p]); err != nil {
 			return "", err
 		}
 		c.invalidate(p)
@@ -258,8 +264,9 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 }
 
 // stage writes p's content as a blob and points p's index entry at it,
-// with the file's stat data so git sees the worktree file as clean.
-func (r *Repo) stage(idx *index.Index, p string) error {
+// with the file's stat data so git sees the worktree file as clean. data
+// is what the caller wrote to p, nil when unknown (Options.Written).
+func (r *Repo) stage(idx *index.Index, p string, data []byte) error {
 	abs := filepath.Join(r.root, filepath.FromSlash(p))
 	// Stat before reading: if the file changes in between, the stat data
 	// disagrees with the blob and git re-hashes instead of trusting it.
@@ -271,11 +278,11 @@ func (r *Repo) stage(idx *index.Index, p string) error {
 	if err != nil || mode == filemode.Dir || mode == filemode.Submodule {
 		return fmt.Errorf("gitops: stage %s: not a regular file or symlink (%s)", p, fi.Mode())
 	}
-	var data []byte
-	if mode == filemode.Symlink {
+	switch {
+	case mode == filemode.Symlink:
 		target, lerr := os.Readlink(abs)
 		data, err = []byte(filepath.ToSlash(target)), lerr
-	} else {
+	case data == nil || int64(len(data)) != fi.Size():
 		data, err = os.ReadFile(abs)
 	}
 	if err != nil {

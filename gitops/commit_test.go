@@ -327,3 +327,26 @@ func TestCommitMetaIsANarrowDoor(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, headFiles(t, r), "_meta/extensions.yaml")
 }
+
+// TestCommitWrittenBytes: bytes the caller says it wrote are committed
+// without reading the file back, unless the file's size says otherwise,
+// in which case the file wins.
+func TestCommitWrittenBytes(t *testing.T) {
+	dir, r := newForest(t)
+	ctx := context.Background()
+	for i, tc := range []struct{ file, written, want string }{
+		{file: "alpha\n", written: "alpha\n", want: "alpha\n"},
+		{file: "beta\n", written: "a different length\n", want: "beta\n"},
+	} {
+		writeFile(t, dir, "notes/a.md", tc.file)
+		_, err := r.Commit(ctx, Message{Subject: PlantSubject("notes/a", "A", "agent")}, []string{"notes/a.md"}, nil,
+			Options{When: at(i + 1).When, Written: map[string][]byte{"notes/a.md": []byte(tc.written)}})
+		require.NoError(t, err)
+		f, err := goGitHead(t, dir).File("notes/a.md")
+		require.NoError(t, err)
+		got, err := f.Contents()
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, got, "case %d", i)
+	}
+	assert.Empty(t, gitCmd(t, dir, "status", "--porcelain"), "the worktree file is clean to git")
+}
