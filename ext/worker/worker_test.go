@@ -23,6 +23,7 @@ import (
 	"github.com/monkeyllm/vine/ext/sdk"
 	"github.com/monkeyllm/vine/ext/worker"
 	"github.com/monkeyllm/vine/gardener"
+	"github.com/monkeyllm/vine/internal/exttest"
 )
 
 // The test binary is also the extension under test: started with
@@ -36,7 +37,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	exttest.Cleanup()
+	os.Exit(code)
 }
 
 type testExt struct{}

@@ -42,6 +42,20 @@ func Tree(tb testing.TB, pkg string) string {
 	return tree
 }
 
+// Cleanup removes the executables Tree built in this process. Call it
+// from TestMain once m.Run returns: every test of the process shares
+// them, so no single test's cleanup may remove them, and without this
+// each test run left one directory per extension in the system's
+// temporary directory.
+func Cleanup() {
+	mu.Lock()
+	defer mu.Unlock()
+	for pkg, bin := range built {
+		os.RemoveAll(filepath.Dir(bin))
+		delete(built, pkg)
+	}
+}
+
 func build(tb testing.TB, pkg string) (bin, dir string) {
 	tb.Helper()
 	mu.Lock()

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine"
+	"github.com/monkeyllm/vine/internal/exttest"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
@@ -45,6 +46,7 @@ func TestMain(m *testing.M) {
 	os.Setenv(extHomeEnv, home)
 	code := m.Run()
 	os.RemoveAll(home)
+	exttest.Cleanup()
 	os.Exit(code)
 }
 
