@@ -3,16 +3,10 @@
 package install
 
 import (
-	"os"
 	"testing"
 
 	"github.com/monkeyllm/vine/internal/exttest"
 )
 
-// TestMain removes the extension executables the tests built once m.Run
-// is done with them.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	exttest.Cleanup()
-	os.Exit(code)
-}
+// TestMain removes the extension executables the tests built.
+func TestMain(m *testing.M) { exttest.Main(m) }

@@ -56,6 +56,14 @@ func Cleanup() {
 	}
 }
 
+// Main is a TestMain for a package that needs nothing else: it runs the
+// tests, removes what Tree built (Cleanup) and exits with their code.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
 func build(tb testing.TB, pkg string) (bin, dir string) {
 	tb.Helper()
 	mu.Lock()
