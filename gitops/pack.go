@@ -33,9 +33,11 @@ import (
 // Every commit also rewrites its parent index whole, and a branch index
 // grows with the branch (adopting 2,000 documents into one folder rewrote
 // a 450 KB index 2,000 times). So the Repo keeps the objects of the
-// current round in memory, each as the entry a pack holds: the first
-// version of a path whole, later versions as a line delta against it
-// (delta.go), compressed once. Every packsPerRewrite commit packs, the
+// current round in memory, each as the entry a pack holds: a version of a
+// path whole, later versions as a line delta against the last whole one
+// (delta.go; deltaFits says when a version is whole again), compressed
+// once. Each commit pack holds its objects as the round does, with the
+// bases of its deltas repeated so it reads on its own. Every packsPerRewrite commit packs, the
 // round's objects are written again as one round pack, which supersedes
 // the commit packs and the previous round pack; once the round's
 // compressed bytes pass packAfter the round ends and its last round pack
@@ -70,7 +72,7 @@ type newObject struct {
 
 // pendingObject is an object of the current round as the round pack
 // holds it: the zlib stream of its whole bytes, or of a delta against the
-// first version of its path (base).
+// last whole version of its path (base).
 type pendingObject struct {
 	hash plumbing.Hash
 	typ  plumbing.ObjectType
@@ -84,7 +86,7 @@ type pending struct {
 	objs  []pendingObject
 	has   map[plumbing.Hash]bool
 	bytes int                 // compressed bytes in objs
-	bases map[string]deltaRef // path key -> first version in this round
+	bases map[string]deltaRef // path key -> its last whole version in this round
 	// commits are the commit packs written since the last rewrite, round
 	// the round pack they will join, doomed the packs the last rewrite
 	// superseded (all as paths without extension).
