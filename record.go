@@ -5,13 +5,20 @@ package vine
 import (
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/bodysum"
 	"github.com/monkeyllm/vine/internal/budget"
 )
 
 // recordOf is the catalog row of a parsed node (C.6.1). Branches missing a
 // title or summary read them from the body, as the spec's read tolerance
 // asks.
-func recordOf(n *forest.Node) catalog.Record {
+func recordOf(n *forest.Node) catalog.Record { return recordSummed(n, nil) }
+
+// recordSummed is recordOf with the body's hash and token estimate taken
+// from sums, which reads only what changed since the last large body it
+// summed for the node (a folder's index, rewritten on every write into
+// the folder). A nil sums sums the body whole.
+func recordSummed(n *forest.Node, sums *bodysum.Memo) catalog.Record {
 	outline := forest.ParseOutline(n.Body)
 	kind := "note"
 	if n.Type() == "branch" {
@@ -40,11 +47,20 @@ func recordOf(n *forest.Node) catalog.Record {
 		Payload: n.Payload(), PayloadType: n.PayloadType(), PayloadHash: n.PayloadHash(),
 		Origin: n.Origin(), Lang: n.Lang(),
 		Parent: forest.ParentIndex(n.ID), Trail: forest.Trail(n.ID),
-		Coverage: n.Coverage(), BodyTokens: budget.EstimateTokens(n.Body),
-		Outline: sections, Content: n.Content(), MovedFrom: n.MovedFrom(),
+		Coverage: n.Coverage(), Outline: sections, Content: n.Content(), MovedFrom: n.MovedFrom(),
 	}
-	if rec.Content != "cached" && rec.Content != "reference" {
-		rec.BodyHash = BodyHash(n.Body)
+	hashed := rec.Content != "cached" && rec.Content != "reference"
+	switch {
+	case sums != nil:
+		sum := sums.Of(n.ID, n.Body)
+		rec.BodyTokens = sum.Tokens
+		if hashed {
+			rec.BodyHash = sum.Hash
+		}
+	case hashed:
+		rec.BodyTokens, rec.BodyHash = budget.EstimateTokens(n.Body), BodyHash(n.Body)
+	default:
+		rec.BodyTokens = budget.EstimateTokens(n.Body)
 	}
 	for _, l := range n.Links() {
 		if l.Rel != "" && l.Target != "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
 	"github.com/monkeyllm/vine/internal/adjacency"
+	"github.com/monkeyllm/vine/internal/bodysum"
 	"github.com/monkeyllm/vine/internal/journal"
 	"github.com/monkeyllm/vine/internal/payloadplace"
 	"github.com/monkeyllm/vine/internal/recovery"
@@ -158,6 +159,7 @@ type Vine struct {
 	files    nodeFiles       // node files and the bodies they point to
 	resolver resolver        // caller ids to catalog rows, once the catalog is open
 	recent   recentIndexes   // the indexes this handle wrote last, parsed
+	sums     bodysum.Memo    // checkpoints of the large bodies this handle wrote last
 
 	canopy *canopy.Layer // the vector layer, inert without embedder and index
 

@@ -200,7 +200,7 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 func (t *txn) syncCatalog(ctx context.Context) {
 	recs := make([]catalog.Record, len(t.puts))
 	for i, n := range t.puts {
-		recs[i] = recordOf(n)
+		recs[i] = recordSummed(n, &t.v.sums)
 	}
 	before := t.v.generation(ctx)
 	if err := t.v.cat.Upsert(ctx, recs...); err != nil {

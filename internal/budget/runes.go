@@ -12,9 +12,21 @@ import (
 // time: bodies are mostly ASCII, every write counts the bodies it puts
 // whole, and a folder's index of 1,800 entries is 450 KB.
 func Runes(s string) int {
-	n, i := 0, 0
-	for i < len(s) {
-		if i+8 <= len(s) {
+	n, _ := RunesTo(s, len(s))
+	return n
+}
+
+// RunesTo counts the runes of s that begin before limit, as Runes counts
+// them, and returns end, where the next rune begins: limit, up to three
+// bytes past it when a rune straddles limit, or len(s) when s ends first.
+// Decoding never looks back, so a count can stop and resume:
+// Runes(s) == n + Runes(s[end:]), which lets a caller keep the count of a
+// long prefix and count only what follows it.
+func RunesTo(s string, limit int) (n, end int) {
+	limit = min(limit, len(s))
+	i := 0
+	for i < limit {
+		if i+8 <= limit {
 			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 			if w&0x8080808080808080 == 0 {
@@ -29,7 +41,7 @@ func Runes(s string) int {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		n, i = n+1, i+size
 	}
-	return n
+	return n, i
 }
 
 // Sizing a payload from its parts: a caller that knows its payload's

@@ -86,3 +86,37 @@ func BenchmarkRunes(b *testing.B) {
 		Runes(s)
 	}
 }
+
+// TestRunesToResumes holds RunesTo to its promise at every limit: the
+// count it stops with plus a count from where it stopped is the count of
+// the whole, and it stops at the first rune boundary at or past limit.
+func TestRunesToResumes(t *testing.T) {
+	for _, s := range []string{
+		"", "abc", "naïve café 日本語 🌲 and a long ASCII tail after it",
+		"1234567\xe2\x80\x94tail", "cut \xe2\x80 and \xff and \xf0\x9f\x8c", "\x80\x80\x80\x80",
+		strings.Repeat("- [[g/x]] — entrée.\n", 9),
+	} {
+		for limit := range len(s) + 2 {
+			n, end := RunesTo(s, limit)
+			assert.Equal(t, utf8.RuneCountInString(s), n+Runes(s[end:]), "%q at %d", s, limit)
+			assert.GreaterOrEqual(t, end, min(limit, len(s)), "%q at %d", s, limit)
+			assert.LessOrEqual(t, end, min(limit+3, len(s)), "%q at %d", s, limit)
+		}
+	}
+}
+
+func FuzzRunesTo(f *testing.F) {
+	f.Add("1234567\xe2\x80\x94tail \xff", 8)
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 0 {
+			limit = -limit
+		}
+		n, end := RunesTo(s, limit)
+		if end < min(limit, len(s)) || end > len(s) {
+			t.Fatalf("RunesTo(%q, %d) ended at %d", s, limit, end)
+		}
+		if got, want := n+Runes(s[end:]), utf8.RuneCountInString(s); got != want {
+			t.Fatalf("RunesTo(%q, %d) = %d then %d, want %d in all", s, limit, n, got-n, want)
+		}
+	})
+}
