@@ -4,7 +4,6 @@ package gitops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -215,16 +214,13 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	// forget it so the next commit reads the untouched file.
 	r.cache = nil
 	for _, p := range remove {
-		_, _ = c.idx.Remove(p) // absent already: nothing to stage
-		c.invalidate(p)
+		c.remove(p) // absent already: nothing to stage
 	}
 	for _, p := range add {
-		if err := r.stage(c.idx, p, written[p]); err != nil {
+		if err := r.stage(c, p, written[p]); err != nil {
 			return "", err
 		}
-		c.invalidate(p)
 	}
-	sortEntries(c.idx)
 	tree, err := r.writeTree(c)
 	if err != nil {
 		return "", err
@@ -242,8 +238,13 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	r.indexBuf = appendIndex(r.indexBuf[:0], c.idx)
-	if _, err := lock.Write(r.indexBuf); err != nil {
+	// c.enc points into the last commit's index; render into the other
+	// buffer. A cache without enc is encoded whole, so which buffer holds
+	// what matters only while the cache lives.
+	r.indexBufs[0], r.indexBufs[1] = r.indexBufs[1], r.indexBufs[0]
+	var enc []uint32
+	r.indexBufs[0], enc = appendIndex(r.indexBufs[0][:0], c.idx, r.indexBufs[1], c.enc)
+	if _, err := lock.Write(r.indexBufs[0]); err != nil {
 		return "", fmt.Errorf("gitops: write index: %w", err)
 	}
 	if err := setRef(r.dot, r.refs, r.st, ref, h, parent); err != nil {
@@ -256,7 +257,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 		return "", fmt.Errorf("gitops: replace index: %w", err)
 	}
 	if fi, err := os.Stat(r.indexFile()); err == nil {
-		c.file, c.head, c.tree = fi, h, tree
+		c.file, c.head, c.tree, c.enc = fi, h, tree, enc
 		r.cache = c
 	}
 	r.maybeRewrite()
@@ -266,7 +267,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 // stage writes p's content as a blob and points p's index entry at it,
 // with the file's stat data so git sees the worktree file as clean. data
 // is what the caller wrote to p, nil when unknown (Options.Written).
-func (r *Repo) stage(idx *index.Index, p string, data []byte) error {
+func (r *Repo) stage(c *indexCache, p string, data []byte) error {
 	abs := filepath.Join(r.root, filepath.FromSlash(p))
 	// Stat before reading: if the file changes in between, the stat data
 	// disagrees with the blob and git re-hashes instead of trusting it.
@@ -292,10 +293,7 @@ func (r *Repo) stage(idx *index.Index, p string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("gitops: stage %s: %w", p, err)
 	}
-	e, err := idx.Entry(p)
-	if errors.Is(err, index.ErrEntryNotFound) {
-		e = idx.Add(p)
-	}
+	e := c.entry(p)
 	*e = index.Entry{Name: p, Hash: h, Mode: mode, ModifiedAt: fi.ModTime(), Size: uint32(fi.Size())}
 	fillStat(e, fi)
 	return nil

@@ -5,6 +5,9 @@ package gitops
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -72,4 +75,53 @@ func TestCommitKeepsIntentToAddOutOfTheTree(t *testing.T) {
 	assert.Equal(t, []string{".gitignore", "_index.md", "_meta/schema.md", "later.md", "now.md"}, lines(gitCmd(t, dir, "ls-files")))
 	assert.Equal(t, " A later.md\n", gitCmd(t, dir, "status", "--porcelain"))
 	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
+}
+
+// TestIndexSplicedAcrossCommits follows one Repo through commits that add
+// entries before, between and after others, change and remove them: each
+// index file, whose unchanged entries are copied from the last one
+// (indexCache.enc), must be the bytes a fresh encoding of it gives, and
+// git must find the worktree clean.
+func TestIndexSplicedAcrossCommits(t *testing.T) {
+	dir, r := newForest(t)
+	ctx := context.Background()
+	steps := []struct {
+		write  map[string]string
+		remove []string
+	}{
+		{write: map[string]string{"m/b.md": "b\n", "m/d.md": "d\n"}},
+		{write: map[string]string{"m/a.md": "a\n"}},                // before every entry of m
+		{write: map[string]string{"m/c.md": "c\n", "z.md": "z\n"}}, // between, and last
+		{write: map[string]string{"m/b.md": "b, changed\n"}},       // in place
+		{remove: []string{"m/c.md"}, write: map[string]string{"m/e.md": "e\n"}},
+		{remove: []string{"m/a.md", "z.md"}}, // the first and the last
+		{write: map[string]string{"0.md": "first of all\n", "m/c.md": "c again\n"}},
+	}
+	for i, s := range steps {
+		var add []string
+		for p, body := range s.write {
+			writeFile(t, dir, p, body)
+			add = append(add, p)
+		}
+		for _, p := range s.remove {
+			require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(p))))
+		}
+		if i > 0 { // the commit splices into the index the last one left
+			require.NotNil(t, r.cache, "step %d", i)
+			require.NotNil(t, r.cache.enc, "step %d", i)
+		}
+		_, err := r.Commit(ctx, Message{Subject: fmt.Sprintf("step %d", i)}, add, s.remove, at(i))
+		require.NoError(t, err, "step %d", i)
+
+		raw, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		require.NoError(t, err)
+		idx := &index.Index{}
+		require.NoError(t, index.NewDecoder(bytes.NewReader(raw)).Decode(idx), "step %d", i)
+		assert.Equal(t, encodeIndex(idx), raw, "step %d: the spliced index differs from a fresh encoding", i)
+		assert.Empty(t, gitCmd(t, dir, "status", "--porcelain"), "step %d", i)
+	}
+	assert.Equal(t, []string{".gitignore", "0.md", "_index.md", "_meta/schema.md", "m/b.md", "m/c.md", "m/d.md", "m/e.md"},
+		lines(gitCmd(t, dir, "ls-files")))
+	require.NotNil(t, r.cache)
+	assert.Len(t, r.cache.enc, len(r.cache.idx.Entries))
 }

@@ -60,8 +60,10 @@ type Repo struct {
 	zw    *zlib.Writer // reused by the pack writers, under mu
 	batch []newObject  // objects the commit in progress adds, under mu
 	pend  pending      // the current round of packs (pack.go), under mu
-	// indexBuf holds the index file the last commit wrote, under mu.
-	indexBuf []byte
+	// indexBufs hold the index files the last two commits wrote, the
+	// latest first, under mu: the cached index's encoded entries point
+	// into the latest (indexCache.enc).
+	indexBufs [2][]byte
 
 	remoteMu sync.Mutex // serializes fetch, push and remote config (remote.go)
 }
