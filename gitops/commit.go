@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -329,8 +330,10 @@ func (r *Repo) writeTree(c *indexCache) (plumbing.Hash, error) {
 	}
 	// Entries are in bytewise order of full paths, which is git's tree
 	// order: a directory "a" sorts as "a/", exactly as its entries do.
-	b := treeBuilder{r: r, trees: c.trees}
-	return b.build(ents, 0)
+	b := treeBuilder{r: r, trees: c.trees, stack: r.treeStack[:0]}
+	h, err := b.build(ents, 0)
+	r.treeStack = b.stack
+	return h, err
 }
 
 // treeBuilder encodes the trees of a sorted index bottom-up. Every level
@@ -371,10 +374,11 @@ func (b *treeBuilder) build(ents []*index.Entry, pre int) (plumbing.Hash, error)
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(ents) && strings.HasPrefix(ents[j].Name[pre:], dir+"/") {
-			j++
-		}
+		// The directory's entries are one sorted run: find its end by
+		// binary search, not a walk over a folder of thousands of files
+		// whose tree may even be cached.
+		sub := dir + "/"
+		j := i + sort.Search(len(ents)-i, func(k int) bool { return !strings.HasPrefix(ents[i+k].Name[pre:], sub) })
 		h, err := b.build(ents[i:j], pre+len(dir)+1)
 		if err != nil {
 			return plumbing.ZeroHash, err
