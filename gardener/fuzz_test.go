@@ -175,6 +175,8 @@ var markupRegexps = []struct {
 }
 
 var (
+	imageRE    = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)`)
+	linkRE     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	emphStarRE = regexp.MustCompile(`\*(\S(?:[^*]*?\S)?)\*`)
 	emphUndRE  = regexp.MustCompile(`(^|[^\pL\pN_])_(\S(?:[^_]*?\S)?)_($|[^\pL\pN_])`)
 )
@@ -195,6 +197,26 @@ func FuzzEmphasisScanners(f *testing.F) {
 		}
 		if got, want := stripStarEmphasis(s), emphStarRE.ReplaceAllString(s, "$1"); got != want {
 			t.Fatalf("stars in %q: %q, pattern %q", s, got, want)
+		}
+	})
+}
+
+// FuzzLinkScanners: the direct scans answer as the patterns do, on any
+// text (invalid UTF-8 included).
+func FuzzLinkScanners(f *testing.F) {
+	for _, s := range []string{
+		"[t](u)", "![i](v)", "[a [b](c)", "![a] ![b](c)", "[a]](b)", "[a] (b)", "[a](b", "[](", "[]()",
+		"x ![i](v) [t](u) y", "![x](y) trailing [", "[a]\n(b)", "[a](\n)", "é[ü](é)\xff[\xfe](x)",
+		"![![i](v)](w)", "[[a](b)](c)", "(([a]))(b)", "![](", "![a](b)(c)", "[a][b](c)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := stripImages(s), imageRE.ReplaceAllString(s, ""); got != want {
+			t.Fatalf("images in %q: %q, pattern %q", s, got, want)
+		}
+		if got, want := stripLinks(s), linkRE.ReplaceAllString(s, "$1"); got != want {
+			t.Fatalf("links in %q: %q, pattern %q", s, got, want)
 		}
 	})
 }

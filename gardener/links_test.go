@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package gardener
+
+import (
+	"strings"
+	"testing"
+)
+
+// BenchmarkStripLinks runs the link rewrite on a long text with one link
+// and many unclosed brackets, the shape of the ctags manual page that
+// took the pattern 20 ms.
+func BenchmarkStripLinks(b *testing.B) {
+	text := strings.Repeat("--fields=[+|-]flags such as [kinds] and options ", 2000) + "[the site](https://example.org)"
+	b.SetBytes(int64(len(text)))
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			stripLinks(text)
+		}
+	})
+	b.Run("pattern", func(b *testing.B) {
+		for b.Loop() {
+			linkRE.ReplaceAllString(text, "$1")
+		}
+	})
+}
