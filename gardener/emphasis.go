@@ -60,7 +60,9 @@ func stripEmphasis(s string, mark byte, flanked bool) string {
 			pos = open + 1
 			continue
 		}
-		b.Grow(len(s))
+		if b.Cap() == 0 {
+			b.Grow(len(s)) // once: the rewrite is never longer than s
+		}
 		b.WriteString(s[copied:start])
 		b.WriteString(s[start:open])       // $1: the flank before
 		b.WriteString(s[open+1 : closeAt]) // $2: the span
@@ -130,4 +132,105 @@ func wordRune(r rune) bool {
 // feed, carriage return (not vertical tab).
 func isSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+}
+
+// stripStrong is strongRE.ReplaceAllString(s, "$2"), for
+//
+//	(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)
+//
+// whose marks may differ ("**x__" matches). The optional part is greedy,
+// so a span of two characters or more (the first pair of marks after
+// them, on the same line, preceded by a non-space) is preferred to a
+// span of one character, however far its closing marks are; only when
+// the line holds no such pair does a single character right before a
+// pair match. Openings that find no longer span on a line all find none
+// (each sees a subset of the pairs the first one saw), so the search for
+// one runs once per line, and the scan stays linear.
+func stripStrong(s string) string {
+	var b strings.Builder
+	pos, copied := 0, 0
+	var lines strongLines
+	for {
+		open := indexStrongMark(s, pos)
+		if open < 0 {
+			break
+		}
+		spanEnd, end := -1, -1
+		if c1, w1 := utf8.DecodeRuneInString(s[open+2:]); w1 > 0 && !isSpace(c1) {
+			spanEnd, end = lines.close(s, open, w1)
+		}
+		if end < 0 {
+			pos = open + 1
+			continue
+		}
+		if b.Cap() == 0 {
+			b.Grow(len(s)) // once: the rewrite is never longer than s
+		}
+		b.WriteString(s[copied:open])
+		b.WriteString(s[open+2 : spanEnd])
+		pos, copied = end, end
+	}
+	if copied == 0 {
+		return s
+	}
+	b.WriteString(s[copied:])
+	return b.String()
+}
+
+// strongLines is what stripStrong knows of the line it is on, so each
+// line is searched once however many openings it holds: where it ends,
+// and whether an opening on it found no span of two characters or more.
+type strongLines struct {
+	end    int  // the end of the line last looked at (its newline or len(s))
+	looked bool // end is set
+	noSpan bool // the line holds no closing pair for a longer span
+}
+
+// close finds the end of the span and of the match whose opening pair is
+// at open and whose first character (w1 bytes, not a space) follows it,
+// or -1s.
+func (l *strongLines) close(s string, open, w1 int) (spanEnd, end int) {
+	first := open + 2
+	if !l.looked || first > l.end {
+		l.end, l.looked, l.noSpan = len(s), true, false
+		if k := strings.IndexByte(s[first:], '\n'); k >= 0 {
+			l.end = first + k
+		}
+	}
+	if !l.noSpan {
+		// c2 is the byte before the pair: a space is ASCII, so a byte of
+		// a longer character is never one.
+		for p := first + w1 + 1; ; {
+			q := indexStrongMark(s[:l.end], p)
+			if q < 0 {
+				break
+			}
+			if !isSpace(rune(s[q-1])) {
+				return q, q + 2
+			}
+			p = q + 1
+		}
+		l.noSpan = true
+	}
+	// A one-character span: the pair right after c1.
+	if q := first + w1; q+1 < len(s) && (s[q:q+2] == "**" || s[q:q+2] == "__") {
+		return q, q + 2
+	}
+	return -1, -1
+}
+
+// indexStrongMark is the first "**" or "__" at or after pos, or -1.
+func indexStrongMark(s string, pos int) int {
+	for pos < len(s) {
+		k := strings.IndexAny(s[pos:], "*_")
+		if k < 0 {
+			return -1
+		}
+		i := pos + k
+		if i+1 < len(s) && s[i+1] == s[i] {
+			return i
+		}
+		pos = i + 1
+	}
+	return -1
 }

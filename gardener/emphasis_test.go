@@ -30,3 +30,44 @@ func TestStripEmphasis(t *testing.T) {
 		assert.Equal(t, emphStarRE.ReplaceAllString(tt.in, "$1"), tt.star, "pattern on %q", tt.in)
 	}
 }
+
+func TestStripStrong(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"**a**", "a"},
+		{"**a__", "a"},       // the marks may differ
+		{"**a**b**", "a**b"}, // a longer span is preferred, however far
+		{"***a**", "*a"},
+		{"** a**", "** a**"},
+		{"**a\n**b**", "**a\nb"}, // no span crosses a line
+		{"**ab\n**", "**ab\n**"},
+		{"**a** **b", "a **b"},
+		{"**a**b\nc**", "ab\nc**"}, // the line's only pair closes a one-character span
+		{"x **y z** w", "x y z w"},
+		{"__init__ and __main__", "init and main"},
+		{"**é**", "é"},
+		{"****", "****"},
+	} {
+		assert.Equal(t, tt.want, stripStrong(tt.in), "%q", tt.in)
+		assert.Equal(t, strongRE.ReplaceAllString(tt.in, "$2"), tt.want, "pattern on %q", tt.in)
+	}
+}
+
+// TestStripStrongExhaustive compares the scan with the pattern on every
+// string of up to seven symbols from an alphabet of marks, spaces, a
+// newline, a letter and a two-byte letter.
+func TestStripStrongExhaustive(t *testing.T) {
+	alphabet := []string{"*", "_", " ", "\n", "a", "é"}
+	var walk func(prefix string, n int)
+	walk = func(prefix string, n int) {
+		if got, want := stripStrong(prefix), strongRE.ReplaceAllString(prefix, "$2"); got != want {
+			t.Fatalf("strong in %q: %q, pattern %q", prefix, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, a := range alphabet {
+			walk(prefix+a, n-1)
+		}
+	}
+	walk("", 7)
+}

@@ -177,6 +177,7 @@ var markupRegexps = []struct {
 var (
 	imageRE    = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)`)
 	linkRE     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	strongRE   = regexp.MustCompile(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
 	emphStarRE = regexp.MustCompile(`\*(\S(?:[^*]*?\S)?)\*`)
 	emphUndRE  = regexp.MustCompile(`(^|[^\pL\pN_])_(\S(?:[^_]*?\S)?)_($|[^\pL\pN_])`)
 )
@@ -188,6 +189,9 @@ func FuzzEmphasisScanners(f *testing.F) {
 		"_a_", "a _b_ c", "_a_ _b_", "x__y__z", "__", "___", "_ a_", "_a _", "(_a_)", "é_ü_é",
 		"*a*", "**", "***", "* a*", "*a *b*", "a*b*c", "_a_b_ *c*d*", "_\u00a0_", "\v_x_\v",
 		"snake_case and _emph_", "_x_\xff_y_", "1_2_3", "-_x_-_y_-",
+		"**a**", "__a__", "**a__", "**a**b**", "***a**", "** a**", "**a **b**", "**é**", "**\xff**",
+		"**a\n**b**", "**ab\n**", "x**y** **z**", "****", "*****", "__init__ and __main__", "**a** __b__",
+		"** **a**", "a** b**c**", "**a\t**", "**\u00e9\u00e8 **x**",
 	} {
 		f.Add(s)
 	}
@@ -197,6 +201,9 @@ func FuzzEmphasisScanners(f *testing.F) {
 		}
 		if got, want := stripStarEmphasis(s), emphStarRE.ReplaceAllString(s, "$1"); got != want {
 			t.Fatalf("stars in %q: %q, pattern %q", s, got, want)
+		}
+		if got, want := stripStrong(s), strongRE.ReplaceAllString(s, "$2"); got != want {
+			t.Fatalf("strong in %q: %q, pattern %q", s, got, want)
 		}
 	})
 }

@@ -24,3 +24,20 @@ func BenchmarkStripLinks(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkStripStrong runs the strong rewrite on a long text holding
+// many doubled underscores and one pair of stars.
+func BenchmarkStripStrong(b *testing.B) {
+	text := strings.Repeat("the __init__ hook and ctags --fields=[+|-]flags, ", 2000) + "**bold**"
+	b.SetBytes(int64(len(text)))
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			stripStrong(text)
+		}
+	})
+	b.Run("pattern", func(b *testing.B) {
+		for b.Loop() {
+			strongRE.ReplaceAllString(text, "$2")
+		}
+	})
+}

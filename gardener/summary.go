@@ -17,7 +17,6 @@ import (
 const derivedSummaryTokens = 50
 
 var (
-	strongRE   = regexp.MustCompile(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
 	strikeRE   = regexp.MustCompile(`~~(.+?)~~`)
 	sentenceRE = regexp.MustCompile(`[.!?]+\s+`)
 )
@@ -70,15 +69,16 @@ func proseOf(body string) string {
 //	\*(\S(?:[^*]*?\S)?)\*                            → $1
 //	(^|[^\pL\pN_])_(\S(?:[^_]*?\S)?)_($|[^\pL\pN_])   → $1$2$3
 //
-// are applied by direct scans (emphasis.go), as are the image and link
-// patterns (links.go).
+// are applied by direct scans (emphasis.go), as are the strong pattern,
+// (\*\*|__)(\S(?:.*?\S)?)(\*\*|__) → $2, and the image and link patterns
+// (links.go).
 var markup = []struct {
 	rewrite func(string) string
 	need    func(string) bool
 }{
 	{stripImages, func(s string) bool { return strings.Contains(s, "![") }},
 	{stripLinks, func(s string) bool { return strings.Contains(s, "](") }},
-	{replacer(strongRE, "$2"), func(s string) bool { return strings.Contains(s, "**") || strings.Contains(s, "__") }},
+	{stripStrong, func(s string) bool { return strings.Contains(s, "**") || strings.Contains(s, "__") }},
 	{stripStarEmphasis, func(s string) bool { return strings.Count(s, "*") >= 2 }},
 	{stripUnderscoreEmphasis, func(s string) bool { return strings.Count(s, "_") >= 2 }},
 	{replacer(strikeRE, "$1"), func(s string) bool { return strings.Contains(s, "~~") }},
