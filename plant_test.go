@@ -5,6 +5,7 @@ package vine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
+	"github.com/monkeyllm/vine/internal/bodysum"
+	"github.com/monkeyllm/vine/internal/budget"
 	"github.com/monkeyllm/vine/internal/testforest"
 )
 
@@ -235,4 +238,33 @@ func TestPlantOnReadOnlyIsRefusedFirst(t *testing.T) {
 func TestPlantSchemaNodeReloadsDialect(t *testing.T) {
 	v, _ := writableFixture(t)
 	assert.True(t, v.Dialect().HasType("media"))
+}
+
+// TestPlantKeepsALargeIndexRecordExact plants into one folder until its
+// index passes the size from which its catalog hash and token count
+// resume from the last version (internal/bodysum), then checks the
+// record against the file after every plant from there on.
+func TestPlantKeepsALargeIndexRecordExact(t *testing.T) {
+	v, dir := writableFixture(t)
+	ctx := context.Background()
+	summary := "A page of the manual — naïve about café options, " + strings.Repeat("and words ", 15) + "n°"
+	for i := range 330 {
+		id := fmt.Sprintf("operations/page-%04d", i)
+		_, err := v.Plant(ctx, NodeSpec{ID: id, Type: "note", Title: id, Summary: summary + fmt.Sprint(i),
+			Parent: "operations/_index", Body: "Text."}, PlantOptions{})
+		require.NoError(t, err)
+		if i < 300 {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "operations", "_index.md"))
+		require.NoError(t, err)
+		n, err := forest.Parse("operations/_index", data)
+		require.NoError(t, err)
+		require.Greater(t, len(n.Body), bodysum.MinSize)
+		rec, ok, err := v.Catalog().Get(ctx, "operations/_index")
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, BodyHash(n.Body), rec.BodyHash, "after plant %d", i)
+		assert.Equal(t, budget.EstimateTokens(n.Body), rec.BodyTokens, "after plant %d", i)
+	}
 }

@@ -159,7 +159,7 @@ type Vine struct {
 	files    nodeFiles       // node files and the bodies they point to
 	resolver resolver        // caller ids to catalog rows, once the catalog is open
 	recent   recentIndexes   // the indexes this handle wrote last, parsed
-	sums     bodysum.Memo    // checkpoints of the large bodies this handle wrote last
+	sums     bodysum.Memo    // checkpoints of the large indexes this handle wrote last
 
 	canopy *canopy.Layer // the vector layer, inert without embedder and index
 

@@ -200,7 +200,11 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 func (t *txn) syncCatalog(ctx context.Context) {
 	recs := make([]catalog.Record, len(t.puts))
 	for i, n := range t.puts {
-		recs[i] = recordSummed(n, &t.v.sums)
+		if forest.IsIndex(n.ID) { // rewritten by every write into its folder
+			recs[i] = recordSummed(n, &t.v.sums)
+		} else {
+			recs[i] = recordOf(n)
+		}
 	}
 	before := t.v.generation(ctx)
 	if err := t.v.cat.Upsert(ctx, recs...); err != nil {

@@ -39,8 +39,9 @@ const Spacing = 16 << 10
 // costs less than remembering.
 const MinSize = 4 * Spacing
 
-// maxBytes bounds the bytes of the bodies a Memo keeps alive.
-const maxBytes = 64 << 20
+// maxBytes bounds the bytes of the bodies a Memo keeps alive: some
+// seventy of the largest folder indexes seen (450 KB).
+const maxBytes = 32 << 20
 
 // Sum is what a record says about a body as a whole.
 type Sum struct {
