@@ -104,7 +104,8 @@ func decodeFrontmatter(id, raw string, lim ReadLimits) (*Frontmatter, error) {
 	if !utf8.ValidString(raw) {
 		return nil, frontmatterError(id, "frontmatter is not valid UTF-8")
 	}
-	if d := yamlDepth(raw, lim.YAMLDepth); d > lim.YAMLDepth {
+	// The byte bound settles nearly every passport without the lexer.
+	if depthBound(raw) > lim.YAMLDepth && yamlDepth(raw, lim.YAMLDepth) > lim.YAMLDepth {
 		return nil, limitError(id, "frontmatter YAML nesting depth", "YAMLDepth", lim.YAMLDepth)
 	}
 	root, err := unmarshalYAML(raw)

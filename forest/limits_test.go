@@ -34,9 +34,23 @@ func TestYAMLDepth(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, yamlDepth(tt.src, 100))
+			assert.LessOrEqual(t, tt.want, depthBound(tt.src))
 		})
 	}
 	assert.Equal(t, 11, yamlDepth("a: "+strings.Repeat("[", 50)+strings.Repeat("]", 50), 10), "stops past the limit")
+}
+
+// FuzzDepthBound: the byte bound is never below the depth the tokens
+// give, so a source within it is within the limit.
+func FuzzDepthBound(f *testing.F) {
+	for _, s := range []string{"a: 1\n", "a:\n  - - - x\n", "a: [[1, {b: [2]}]]\n", "? a\n: b\n", "a:\r  b:\r    c: 1", "-\n-\n -"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if d, b := yamlDepth(src, 1<<20), depthBound(src); d > b {
+			t.Fatalf("depth %d above the bound %d for %q", d, b, src)
+		}
+	})
 }
 
 // TestParseWithinLimits: each read limit refuses a file past it with
