@@ -76,8 +76,7 @@ func mergeBranchIndex(id string, base, ours, theirs []byte) ([]byte, bool) {
 		return nil, false
 	}
 	merged := &forest.Node{ID: id, Front: start.Front.Clone(), Body: body}
-	merged.Front.Set("coverage", forest.FormatCoverage(
-		forest.CountEntries(body, forest.SectionDirect), forest.CountEntries(body, forest.SectionSubBranches)))
+	merged.Front.Set("coverage", forest.FormatCoverage(forest.CountCoverage(body)))
 	merged.Front.Set("updated", max(o.Front.String("updated"), t.Front.String("updated")))
 	return merged.Bytes(), true
 }

@@ -470,8 +470,7 @@ func (p *plan) index(ctx context.Context, id string) (*forest.Node, error) {
 // rerenderIndex recounts an index's coverage from its entry lines and
 // stamps updated.
 func rerenderIndex(n *forest.Node, today string) {
-	notes := forest.CountEntries(n.Body, forest.SectionDirect)
-	subs := forest.CountEntries(n.Body, forest.SectionSubBranches)
+	notes, subs := forest.CountCoverage(n.Body)
 	n.Front.Set("coverage", forest.FormatCoverage(notes, subs))
 	n.Front.Set("updated", today)
 }

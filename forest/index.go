@@ -81,11 +81,15 @@ func FindSection(body, heading string) (start, end int, ok bool) {
 
 // findHeading is FindSection returning the heading itself.
 func findHeading(body, heading string) (h mdHeading, end int, ok bool) {
+	return findIn(body, scanHeadings(body), heading)
+}
+
+// findIn is findHeading among heads, the headings of body.
+func findIn(body string, heads []mdHeading, heading string) (h mdHeading, end int, ok bool) {
 	want := strings.ToLower(strings.TrimSpace(heading))
 	if want == "" {
 		return mdHeading{}, 0, false
 	}
-	heads := scanHeadings(body)
 	idx := -1
 	for i, hd := range heads {
 		if strings.ToLower(hd.text) == want {
@@ -150,7 +154,20 @@ func EntryIDs(body, heading string) []string {
 // CountEntries counts the section's lines starting "- [[", the number
 // coverage reports.
 func CountEntries(body, heading string) int {
-	h, end, ok := findHeading(body, heading)
+	return countIn(body, scanHeadings(body), heading)
+}
+
+// CountCoverage counts what coverage reports, the entries of the Direct
+// bananas and Sub-branches sections, finding the headings of body once:
+// every plant into a folder recounts its index.
+func CountCoverage(body string) (notes, branches int) {
+	heads := scanHeadings(body)
+	return countIn(body, heads, SectionDirect), countIn(body, heads, SectionSubBranches)
+}
+
+// countIn is CountEntries among heads, the headings of body.
+func countIn(body string, heads []mdHeading, heading string) int {
+	h, end, ok := findIn(body, heads, heading)
 	if !ok {
 		return 0
 	}

@@ -407,6 +407,9 @@ func FuzzIndexOps(f *testing.F) {
 			t.Skip()
 		}
 		got := SetEntry(body, heading, id, EntryLine(id, summary))
+		if notes, subs := CountCoverage(got); notes != CountEntries(got, SectionDirect) || subs != CountEntries(got, SectionSubBranches) {
+			t.Fatalf("CountCoverage(%q) = %d, %d; CountEntries disagrees", got, notes, subs)
+		}
 		if n := countOf(EntryIDs(got, heading), id); n != 1 {
 			t.Fatalf("entry %q appears %d times in section %q of %q", id, n, heading, got)
 		}
@@ -419,6 +422,22 @@ func FuzzIndexOps(f *testing.F) {
 			t.Fatalf("replace section: %d entries for %q in %q", n, id, replaced)
 		}
 	})
+}
+
+func TestCountCoverage(t *testing.T) {
+	for _, tt := range []struct {
+		body        string
+		notes, subs int
+	}{
+		{"", 0, 0},
+		{"# B\n\n## Sub-branches\n- [[a/_index]] — A.\n\n## Direct bananas\n- [[x]] — X.\n- [[y]] — Y.\n", 2, 1},
+		{"## Direct bananas\n- [[x]]\n```\n- [[in a fence]]\n## Sub-branches\n```\n- [[y]]\n", 3, 0},
+		{"## Sub-branches\n- [[s]]\n### Deeper\n- [[t]]\n## Cross trails\n- [[u]]\n", 0, 2},
+	} {
+		notes, subs := CountCoverage(tt.body)
+		assert.Equal(t, [2]int{tt.notes, tt.subs}, [2]int{notes, subs}, "%q", tt.body)
+		assert.Equal(t, [2]int{CountEntries(tt.body, SectionDirect), CountEntries(tt.body, SectionSubBranches)}, [2]int{notes, subs})
+	}
 }
 
 // entryPattern is A.5's entry pattern, the oracle entryID is held to.
