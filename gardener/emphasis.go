@@ -37,8 +37,8 @@ func stripStarEmphasis(s string) string {
 // the pair, which the match consumes (so a pair right after a match
 // cannot open another).
 func stripEmphasis(s string, mark byte, flanked bool) string {
-	var b strings.Builder
-	pos, copied := 0, 0 // where the search resumes; how much of s is in b
+	out := rewrite{s: s}
+	pos := 0 // where the search resumes
 	for {
 		i := strings.IndexByte(s[pos:], mark)
 		if i < 0 {
@@ -60,20 +60,11 @@ func stripEmphasis(s string, mark byte, flanked bool) string {
 			pos = open + 1
 			continue
 		}
-		if b.Cap() == 0 {
-			b.Grow(len(s)) // once: the rewrite is never longer than s
-		}
-		b.WriteString(s[copied:start])
-		b.WriteString(s[start:open])       // $1: the flank before
-		b.WriteString(s[open+1 : closeAt]) // $2: the span
-		b.WriteString(s[closeAt+1 : end])  // $3: the flank after
-		pos, copied = end, end
+		// $1, the flank before; $2, the span; $3, the flank after.
+		out.replace(start, end, s[start:open], s[open+1:closeAt], s[closeAt+1:end])
+		pos = end
 	}
-	if copied == 0 {
-		return s
-	}
-	b.WriteString(s[copied:])
-	return b.String()
+	return out.result()
 }
 
 // closeEmphasis finds the closing mark and the end of the match whose
@@ -147,8 +138,8 @@ func isSpace(r rune) bool {
 // (each sees a subset of the pairs the first one saw), so the search for
 // one runs once per line, and the scan stays linear.
 func stripStrong(s string) string {
-	var b strings.Builder
-	pos, copied := 0, 0
+	out := rewrite{s: s}
+	pos := 0
 	var lines strongLines
 	for {
 		open := indexStrongMark(s, pos)
@@ -163,18 +154,10 @@ func stripStrong(s string) string {
 			pos = open + 1
 			continue
 		}
-		if b.Cap() == 0 {
-			b.Grow(len(s)) // once: the rewrite is never longer than s
-		}
-		b.WriteString(s[copied:open])
-		b.WriteString(s[open+2 : spanEnd])
-		pos, copied = end, end
+		out.replace(open, end, s[open+2:spanEnd])
+		pos = end
 	}
-	if copied == 0 {
-		return s
-	}
-	b.WriteString(s[copied:])
-	return b.String()
+	return out.result()
 }
 
 // strongLines is what stripStrong knows of the line it is on, so each

@@ -28,8 +28,8 @@ func stripLinks(s string) string { return stripBracketed(s, "[", true) }
 // stripBracketed rewrites every open[text](target) of s, keeping text
 // when keepText is set and dropping the whole otherwise.
 func stripBracketed(s, open string, keepText bool) string {
-	var b strings.Builder
-	pos, copied := 0, 0 // where the search resumes; how much of s is in b
+	out := rewrite{s: s}
+	pos := 0 // where the search resumes
 	for {
 		i := strings.Index(s[pos:], open)
 		if i < 0 {
@@ -51,15 +51,12 @@ func stripBracketed(s, open string, keepText bool) string {
 			break // every later match would need a ")" after this one
 		}
 		end := closeText + 2 + k + 1
-		b.WriteString(s[copied:start])
 		if keepText {
-			b.WriteString(s[textAt:closeText])
+			out.replace(start, end, s[textAt:closeText])
+		} else {
+			out.replace(start, end)
 		}
-		copied, pos = end, end
+		pos = end
 	}
-	if copied == 0 {
-		return s
-	}
-	b.WriteString(s[copied:])
-	return b.String()
+	return out.result()
 }

@@ -3,6 +3,7 @@
 package gardener
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -12,32 +13,28 @@ import (
 // took the pattern 20 ms.
 func BenchmarkStripLinks(b *testing.B) {
 	text := strings.Repeat("--fields=[+|-]flags such as [kinds] and options ", 2000) + "[the site](https://example.org)"
-	b.SetBytes(int64(len(text)))
-	b.Run("scan", func(b *testing.B) {
-		for b.Loop() {
-			stripLinks(text)
-		}
-	})
-	b.Run("pattern", func(b *testing.B) {
-		for b.Loop() {
-			linkRE.ReplaceAllString(text, "$1")
-		}
-	})
+	benchScanAndPattern(b, text, stripLinks, linkRE, "$1")
 }
 
 // BenchmarkStripStrong runs the strong rewrite on a long text holding
 // many doubled underscores and one pair of stars.
 func BenchmarkStripStrong(b *testing.B) {
 	text := strings.Repeat("the __init__ hook and ctags --fields=[+|-]flags, ", 2000) + "**bold**"
+	benchScanAndPattern(b, text, stripStrong, strongRE, "$2")
+}
+
+// benchScanAndPattern measures a direct scan and the pattern it replaces
+// on the same text.
+func benchScanAndPattern(b *testing.B, text string, scan func(string) string, re *regexp.Regexp, repl string) {
 	b.SetBytes(int64(len(text)))
 	b.Run("scan", func(b *testing.B) {
 		for b.Loop() {
-			stripStrong(text)
+			scan(text)
 		}
 	})
 	b.Run("pattern", func(b *testing.B) {
 		for b.Loop() {
-			strongRE.ReplaceAllString(text, "$2")
+			re.ReplaceAllString(text, repl)
 		}
 	})
 }
