@@ -105,9 +105,7 @@ func (m *Memo) Of(key, body string) Sum {
 	return s
 }
 
-// Forget drops what the Memo remembers of key.
-func (m *Memo) Forget(key string) { m.forget(key) }
-
+// forget drops what the Memo remembers of key: its body is now small.
 func (m *Memo) forget(key string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
