@@ -133,3 +133,45 @@ func BenchmarkHistoryLong(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlantIntoFolder plants one node at a time into a folder that
+// already holds 200 or 2,000 (each summary about as long as a manual
+// page's, so the folder's index is 450 KB at 1,800). The ratio of the two
+// is the growth issue 26 measures with the man-page adopt, without the
+// corpus and without the rest of the Gardener: what a write into a
+// folder costs more as the folder grows.
+func BenchmarkPlantIntoFolder(b *testing.B) {
+	summary := "A manual page about a command line tool: what it does, its options, " +
+		"the files it reads, the environment it honours and the exit status it returns, in short."
+	for _, n := range []int{200, 2000} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			v := writeBenchFixture(b)
+			ctx := context.Background()
+			spec := func(i int) NodeSpec {
+				id := fmt.Sprintf("operations/bulk/page-%05d", i)
+				return NodeSpec{ID: id, Type: "note", Title: id, Summary: summary, Parent: "operations/bulk/_index",
+					Body: "Text of the page.", Source: "ingest"}
+			}
+			branch := NodeSpec{ID: "operations/bulk/_index", Type: "branch", Title: "Bulk",
+				Summary: "Pages planted in bulk.", Parent: "operations/_index"}
+			if _, err := v.Plant(ctx, branch, PlantOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < n; i += MaxBatchPlant {
+				var specs []NodeSpec
+				for k := i; k < min(n, i+MaxBatchPlant); k++ {
+					specs = append(specs, spec(k))
+				}
+				if _, err := v.PlantBatch(ctx, specs, PlantOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for i := n; b.Loop(); i++ {
+				if _, err := v.Plant(ctx, spec(i), PlantOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
