@@ -6,7 +6,6 @@ import (
 	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/internal/bodysum"
-	"github.com/monkeyllm/vine/internal/budget"
 )
 
 // recordOf is the catalog row of a parsed node (C.6.1). Branches missing a
@@ -49,18 +48,10 @@ func recordSummed(n *forest.Node, sums *bodysum.Memo) catalog.Record {
 		Parent: forest.ParentIndex(n.ID), Trail: forest.Trail(n.ID),
 		Coverage: n.Coverage(), Outline: sections, Content: n.Content(), MovedFrom: n.MovedFrom(),
 	}
-	hashed := rec.Content != "cached" && rec.Content != "reference"
-	switch {
-	case sums != nil:
-		sum := sums.Of(n.ID, n.Body)
-		rec.BodyTokens = sum.Tokens
-		if hashed {
-			rec.BodyHash = sum.Hash
-		}
-	case hashed:
-		rec.BodyTokens, rec.BodyHash = budget.EstimateTokens(n.Body), BodyHash(n.Body)
-	default:
-		rec.BodyTokens = budget.EstimateTokens(n.Body)
+	sum := sums.Of(n.ID, n.Body)
+	rec.BodyTokens = sum.Tokens
+	if rec.Content != "cached" && rec.Content != "reference" {
+		rec.BodyHash = sum.Hash
 	}
 	for _, l := range n.Links() {
 		if l.Rel != "" && l.Target != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/monkeyllm/vine/envelope"
 	"github.com/monkeyllm/vine/forest"
 	"github.com/monkeyllm/vine/gitops"
+	"github.com/monkeyllm/vine/internal/bodysum"
 	"github.com/monkeyllm/vine/internal/journal"
 	"github.com/monkeyllm/vine/internal/recovery"
 )
@@ -200,11 +201,11 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 func (t *txn) syncCatalog(ctx context.Context) {
 	recs := make([]catalog.Record, len(t.puts))
 	for i, n := range t.puts {
+		var sums *bodysum.Memo
 		if forest.IsIndex(n.ID) { // rewritten by every write into its folder
-			recs[i] = recordSummed(n, &t.v.sums)
-		} else {
-			recs[i] = recordOf(n)
+			sums = &t.v.sums
 		}
+		recs[i] = recordSummed(n, sums)
 	}
 	before := t.v.generation(ctx)
 	if err := t.v.cat.Upsert(ctx, recs...); err != nil {

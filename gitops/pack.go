@@ -37,11 +37,12 @@ import (
 // path whole, later versions as a line delta against the last whole one
 // (delta.go; deltaFits says when a version is whole again), compressed
 // once. Each commit pack holds its objects as the round does, with the
-// bases of its deltas repeated so it reads on its own. Every packsPerRewrite commit packs, the
-// round's objects are written again as one round pack, which supersedes
-// the commit packs and the previous round pack; once the round's
-// compressed bytes pass packAfter the round ends and its last round pack
-// stays. Rewriting is concatenation: entries are kept compressed.
+// bases of its deltas repeated so it reads on its own. Every
+// packsPerRewrite commit packs, the round's objects are written again as
+// one round pack, which supersedes the commit packs and the previous round
+// pack; once the round's compressed bytes pass packAfter the round ends
+// and its last round pack stays. Rewriting is concatenation: entries are
+// kept compressed.
 //
 // Superseded packs are deleted one rewrite later, not at once, so a
 // reader that listed the packs just before the new one appeared still

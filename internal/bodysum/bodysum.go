@@ -28,6 +28,7 @@ import (
 	"hash"
 	"sync"
 
+	"github.com/monkeyllm/vine/catalog"
 	"github.com/monkeyllm/vine/internal/budget"
 )
 
@@ -49,24 +50,14 @@ type Sum struct {
 	Tokens int    // budget.EstimateTokens of the body
 }
 
-// Of sums body whole, remembering nothing.
+// Of sums body whole, remembering nothing: the two definitions.
 func Of(body string) Sum {
-	h := sha256.New()
-	writeString(h, body)
-	return Sum{Hash: hex.EncodeToString(h.Sum(nil)), Tokens: tokens(budget.Runes(body))}
-}
-
-// tokens is budget.EstimateTokens of a body of n runes.
-func tokens(n int) int {
-	if n == 0 {
-		return 0
-	}
-	return max(1, (n+3)/4)
+	return Sum{Hash: catalog.BodyHash(body), Tokens: budget.EstimateTokens(body)}
 }
 
 // A Memo sums bodies, resuming from the checkpoints of the last large body
 // it summed under the same key (a node id). It is safe for concurrent use;
-// the zero Memo is ready.
+// the zero Memo is ready, and a nil Memo sums every body whole.
 type Memo struct {
 	mu    sync.Mutex
 	last  map[string]*summed
@@ -93,6 +84,9 @@ type mark struct {
 // Of sums body, the current body of the node key, and remembers it when
 // it is large. The result is Of(body) whatever was remembered.
 func (m *Memo) Of(key, body string) Sum {
+	if m == nil {
+		return Of(body)
+	}
 	if len(body) < MinSize {
 		m.forget(key)
 		return Of(body)
@@ -171,7 +165,7 @@ func sum(prev *summed, body string) (Sum, *summed) {
 	}
 	writeString(h, body[at:])
 	runes += budget.Runes(body[runeEnd:])
-	return Sum{Hash: hex.EncodeToString(h.Sum(nil)), Tokens: tokens(runes)}, cur
+	return Sum{Hash: hex.EncodeToString(h.Sum(nil)), Tokens: budget.TokensOfRunes(runes)}, cur
 }
 
 // resumable is the last checkpoint of prev that holds for body too: inside
@@ -208,8 +202,9 @@ func commonPrefix(a, b string) int {
 	return i
 }
 
-// writeString hashes s through a small buffer: converting a 450 KB body
-// to a byte slice whole would be as much garbage as the rest of a write.
+// writeString hashes s through a small buffer, as catalog.BodyHash does:
+// converting a 450 KB body to a byte slice whole would be as much garbage
+// as the rest of a write.
 func writeString(h hash.Hash, s string) {
 	var buf [8 << 10]byte
 	for len(s) > 0 {

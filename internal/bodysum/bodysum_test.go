@@ -33,6 +33,8 @@ func index(n int) string {
 func TestOfMatchesTheDefinitions(t *testing.T) {
 	for _, body := range []string{"", "a", "日本語", index(3), index(2000), "\xff\xfe" + index(900)} {
 		assert.Equal(t, want(body), Of(body))
+		var none *Memo // sums whole
+		assert.Equal(t, want(body), none.Of("k", body))
 	}
 }
 

@@ -14,11 +14,15 @@ import (
 )
 
 // EstimateTokens is 0 for the empty string, else max(1, ceil(runes/4)).
-func EstimateTokens(s string) int {
-	if s == "" {
+func EstimateTokens(s string) int { return TokensOfRunes(Runes(s)) }
+
+// TokensOfRunes is EstimateTokens of a text of n code points, for a
+// caller that counted them itself (a count resumed from a prefix's).
+func TokensOfRunes(n int) int {
+	if n == 0 {
 		return 0
 	}
-	return max(1, (Runes(s)+3)/4)
+	return max(1, (n+3)/4)
 }
 
 // EstimatePayloadTokens estimates v as the reference renders it: JSON with
