@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -74,4 +75,53 @@ func BenchmarkDeltaIndex(b *testing.B) {
 	for b.Loop() {
 		newDeltaBase(base).delta(target)
 	}
+}
+
+// BenchmarkCommitIntoFolder is one plant into a folder that holds n
+// documents: a new page and the folder's index grown by one entry line
+// (of a manual page's summary length), both in one commit. What grows
+// from n=200 to n=2000 is what the Gardener's adopt rate loses as a
+// folder fills: the index blob, the folder's tree and the git index.
+func BenchmarkCommitIntoFolder(b *testing.B) {
+	for _, n := range []int{200, 2000} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			dir, r := newForest(b)
+			ctx := context.Background()
+			paths := []string{"g/_index.md"}
+			for i := range n {
+				paths = append(paths, fmt.Sprintf("g/page-%05d.md", i))
+				writeFile(b, dir, paths[i+1], node(paths[i+1], ""))
+			}
+			writeFile(b, dir, paths[0], folderIndex(n))
+			_, err := r.Commit(ctx, Message{Subject: PlantBatchSubject(n)}, paths, nil, at(1))
+			require.NoError(b, err)
+			b.ReportAllocs()
+			for i := n; b.Loop(); i++ {
+				b.StopTimer()
+				page := fmt.Sprintf("g/page-%05d.md", i)
+				index := []byte(folderIndex(i + 1))
+				writeFile(b, dir, page, node(page, ""))
+				require.NoError(b, os.WriteFile(filepath.Join(dir, "g", "_index.md"), index, 0o644))
+				b.StartTimer()
+				_, err := r.Commit(ctx, Message{Subject: PlantSubject(page, "T", "ingest")}, []string{page, paths[0]}, nil,
+					Options{Written: map[string][]byte{paths[0]: index}})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// folderIndex is a folder's index listing n pages, each entry about as
+// long as a manual page's summary.
+func folderIndex(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nid: g/_index\ntype: branch\ncoverage: %d bananas, 0 sub-branches\n---\n\n# G\n\n## Sub-branches\n\n## Direct bananas\n", n)
+	for i := range n {
+		fmt.Fprintf(&b, "- [[g/page-%05d]] — Manual page %d: what the command does, the options it takes, "+
+			"the files it reads, the environment it honours and the exit status it returns, in short.\n", i, i)
+	}
+	b.WriteString("\n## Cross trails\n")
+	return b.String()
 }

@@ -8,7 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/klauspost/compress/zlib"
+	"hash"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/klauspost/compress/zlib"
 )
 
 // How commits store their objects.
@@ -80,6 +81,10 @@ type pendingObject struct {
 	size int // length of the entry's uncompressed body
 	base plumbing.Hash
 	z    []byte
+	// crc is the CRC-32 of the whole entry (header and z) a pack index
+	// lists, once a pack held it; only a whole entry's bytes are the same
+	// in every pack (a delta's hold the distance to its base).
+	crc uint32
 }
 
 // pending is the current round.
@@ -203,11 +208,12 @@ func (r *Repo) writeCommitPack() error {
 	}
 	w := newPackWriter(len(bases)+len(ents), size)
 	defer w.release()
-	for _, b := range bases {
-		w.add(b.hash, b.typ, b.size, 0, b.z)
+	for i := range bases {
+		w.add(&bases[i])
 	}
-	for _, e := range ents {
-		w.add(e.hash, e.typ, e.size, w.offsets[e.base], e.z)
+	r.resumeSum(w, bases)
+	for i := range ents {
+		w.add(&ents[i])
 	}
 	name, err := w.install(r.packDir())
 	if err != nil {
@@ -240,8 +246,8 @@ func (r *Repo) maybeRewrite() {
 	}
 	w := newPackWriter(len(p.objs), p.bytes)
 	defer w.release()
-	for _, o := range p.objs {
-		w.add(o.hash, o.typ, o.size, w.offsets[o.base], o.z)
+	for i := range p.objs {
+		w.add(&p.objs[i])
 	}
 	name, err := w.install(r.packDir())
 	if err != nil {
@@ -270,6 +276,7 @@ func (r *Repo) maybeRewrite() {
 	// The round ends and its pack stays: from now on the write storage
 	// answers for the round's objects, so it indexes the packs again.
 	p.objs, p.has, p.bases, p.bytes, p.round = nil, nil, nil, 0, ""
+	r.prefix = packPrefix{} // its bases are the round's entries
 	r.packs = time.Time{}
 }
 
@@ -284,7 +291,48 @@ type packWriter struct {
 	buf     *bytes.Buffer
 	idx     idxfile.Writer
 	offsets map[plumbing.Hash]int
+	n       int // entries the header announces
 	err     error
+	// sum is the pack's SHA-1 over buf[:summed]; install sums the rest.
+	sum    hash.Cloner
+	summed int
+}
+
+// packPrefix is the start of the last commit pack: how many entries its
+// header announced, the bases it repeated after the header, and the
+// SHA-1 state over those bytes. Consecutive commits into one folder
+// repeat the same base (the folder's index: 130 KB compressed once 1,800
+// documents share the folder), and the pack's checksum resumes after it.
+type packPrefix struct {
+	n     int
+	bases []plumbing.Hash
+	sum   hash.Cloner
+}
+
+// resumeSum starts w's checksum from the last commit pack's prefix when
+// w begins as it did (same entry count, same bases), and otherwise sums
+// w's prefix and keeps it for the next commit pack.
+func (r *Repo) resumeSum(w *packWriter, bases []pendingObject) {
+	p := &r.prefix
+	same := p.sum != nil && p.n == w.n && len(p.bases) == len(bases)
+	for i := 0; same && i < len(bases); i++ {
+		same = p.bases[i] == bases[i].hash
+	}
+	if !same {
+		w.sum.Write(w.buf.Bytes())
+		p.n, p.bases, p.sum = w.n, p.bases[:0], nil
+		for _, b := range bases {
+			p.bases = append(p.bases, b.hash)
+		}
+		if c, err := w.sum.Clone(); err == nil {
+			p.sum = c
+		}
+		w.summed = w.buf.Len()
+		return
+	}
+	if c, err := p.sum.Clone(); err == nil {
+		w.sum, w.summed = c, w.buf.Len()
+	}
 }
 
 // packBufs keeps the buffers packs are assembled in between packs. A
@@ -302,7 +350,8 @@ const maxPooledPack = 16 << 20
 // about size bytes: growing the buffer by doubling cost more than writing.
 // Its buffer comes from packBufs; release gives it back.
 func newPackWriter(n, size int) *packWriter {
-	w := &packWriter{buf: packBufs.Get().(*bytes.Buffer), offsets: make(map[plumbing.Hash]int, n)}
+	w := &packWriter{buf: packBufs.Get().(*bytes.Buffer), offsets: make(map[plumbing.Hash]int, n), n: n,
+		sum: sha1.New().(hash.Cloner)}
 	w.buf.Reset()
 	w.buf.Grow(12 + size + n*entryOverhead + sha1.Size)
 	w.buf.WriteString("PACK")
@@ -312,19 +361,26 @@ func newPackWriter(n, size int) *packWriter {
 	return w
 }
 
-// add appends one entry: its type and size header, for a delta (base > 0,
-// the offset of its base in this pack) the distance back to the base,
-// then z, the zlib stream of its body.
-func (w *packWriter) add(h plumbing.Hash, t plumbing.ObjectType, size, base int, z []byte) {
+// add appends one entry: its type and size header, for a delta the
+// distance back to its base (which w holds already), then the zlib
+// stream of its body. A whole entry keeps its CRC-32 for the next pack
+// that repeats it.
+func (w *packWriter) add(o *pendingObject) {
 	start := w.buf.Len()
-	w.offsets[h] = start
-	if base > 0 {
-		w.buf.Write(appendOfsDistance(appendEntryHeader(w.buf.AvailableBuffer(), plumbing.OFSDeltaObject, size), start-base))
-	} else {
-		w.buf.Write(appendEntryHeader(w.buf.AvailableBuffer(), t, size))
+	w.offsets[o.hash] = start
+	if !o.base.IsZero() {
+		base := w.offsets[o.base]
+		w.buf.Write(appendOfsDistance(appendEntryHeader(w.buf.AvailableBuffer(), plumbing.OFSDeltaObject, o.size), start-base))
+		w.buf.Write(o.z)
+		w.idx.Add(o.hash, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
+		return
 	}
-	w.buf.Write(z)
-	w.idx.Add(h, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
+	w.buf.Write(appendEntryHeader(w.buf.AvailableBuffer(), o.typ, o.size))
+	w.buf.Write(o.z)
+	if o.crc == 0 {
+		o.crc = crc32.ChecksumIEEE(w.buf.Bytes()[start:])
+	}
+	w.idx.Add(o.hash, uint64(start), o.crc)
 }
 
 // release gives the writer's buffer back to packBufs once the pack is
@@ -346,7 +402,8 @@ func (w *packWriter) install(dir string) (string, error) {
 	if w.err != nil {
 		return "", w.err
 	}
-	sum := sha1.Sum(w.buf.Bytes())
+	w.sum.Write(w.buf.Bytes()[w.summed:])
+	sum := [sha1.Size]byte(w.sum.Sum(nil))
 	w.buf.Write(sum[:])
 	if err := w.idx.OnFooter(plumbing.Hash(sum)); err != nil {
 		return "", err

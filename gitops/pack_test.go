@@ -194,7 +194,13 @@ func TestLargeObjectsReadBack(t *testing.T) {
 		_, err := r.Commit(ctx, Message{Subject: fmt.Sprintf("plant(g/page): %d", i)},
 			[]string{"g/_index.md", "g/page.md"}, nil, at(i+1))
 		require.NoError(t, err)
+		// Checksums and CRCs of each commit pack, whose checksum may resume
+		// from the last one's prefix (the same repeated base).
+		if cs := r.pend.commits; len(cs) > 0 {
+			gitCmd(t, dir, "verify-pack", cs[len(cs)-1]+".idx")
+		}
 	}
+	assert.NotEmpty(t, r.prefix.bases, "commit packs repeated a base")
 	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
 	head := strings.TrimSpace(gitCmd(t, dir, "rev-parse", "HEAD:g/_index.md"))
 	idxs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
