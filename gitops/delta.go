@@ -86,11 +86,16 @@ func (b *deltaBase) match(target []byte, i int) (off, n int) {
 	return off, matchLen(b.data[off:], target[i:])
 }
 
-// matchLen is the length of the common prefix of a and b, compared eight
-// bytes at a time: an index's versions share hundreds of kilobytes.
+// matchLen is the length of the common prefix of a and b: an index's
+// versions share hundreds of kilobytes, so whole blocks are compared
+// first (bytes.Equal uses vector instructions), then eight bytes at a
+// time within the block that differs.
 func matchLen(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for i+matchBlock <= n && bytes.Equal(a[i:i+matchBlock], b[i:i+matchBlock]) {
+		i += matchBlock
+	}
 	for ; i+8 <= n; i += 8 {
 		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
 			return i + bits.TrailingZeros64(x)/8
@@ -104,10 +109,18 @@ func matchLen(a, b []byte) int {
 	return n
 }
 
-// commonSuffix is the length of the common suffix of a and b.
+// matchBlock is how many bytes matchLen and commonSuffix compare at once
+// before they look for the first difference word by word.
+const matchBlock = 512
+
+// commonSuffix is the length of the common suffix of a and b, found as
+// matchLen finds a prefix.
 func commonSuffix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for i+matchBlock <= n && bytes.Equal(a[len(a)-i-matchBlock:len(a)-i], b[len(b)-i-matchBlock:len(b)-i]) {
+		i += matchBlock
+	}
 	for ; i+8 <= n; i += 8 {
 		x := binary.BigEndian.Uint64(a[len(a)-i-8:]) ^ binary.BigEndian.Uint64(b[len(b)-i-8:])
 		if x != 0 {

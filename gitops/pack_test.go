@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,6 +96,49 @@ func FuzzDelta(f *testing.F) {
 	f.Add([]byte("a\nb\nc\n"), []byte("c\nb\na\n"))
 	f.Add([]byte{}, []byte("x"))
 	f.Fuzz(func(t *testing.T, base, target []byte) { checkDelta(t, base, target) })
+}
+
+// TestCommonEndsAcrossBlocks holds matchLen and commonSuffix to the
+// byte-wise answer where their block compare meets the word loop: a
+// single difference at every offset near a block edge, in inputs of
+// unequal lengths too.
+func TestCommonEndsAcrossBlocks(t *testing.T) {
+	base := make([]byte, 3*matchBlock+37)
+	for i := range base {
+		base[i] = byte(i*131 + i/7)
+	}
+	naive := func(a, b []byte) (prefix, suffix int) {
+		for prefix < min(len(a), len(b)) && a[prefix] == b[prefix] {
+			prefix++
+		}
+		for suffix < min(len(a), len(b)) && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+			suffix++
+		}
+		return prefix, suffix
+	}
+	var at []int
+	for _, edge := range []int{0, matchBlock, 2 * matchBlock, 3 * matchBlock} {
+		for d := -9; d <= 9; d++ {
+			if p := edge + d; p >= 0 && p < len(base) {
+				at = append(at, p)
+			}
+		}
+	}
+	for _, p := range at {
+		for _, cut := range []int{0, 1, matchBlock - 1, matchBlock} {
+			a := base
+			b := slices.Clone(base[cut:])
+			if q := p - cut; q >= 0 {
+				b[q] ^= 0x40
+			}
+			wantP, wantS := naive(a, b)
+			assert.Equal(t, wantP, matchLen(a, b), "prefix, difference at %d, cut %d", p, cut)
+			assert.Equal(t, wantS, commonSuffix(a, b), "suffix, difference at %d, cut %d", p, cut)
+			wantP, wantS = naive(b, a)
+			assert.Equal(t, wantP, matchLen(b, a), "prefix swapped, difference at %d, cut %d", p, cut)
+			assert.Equal(t, wantS, commonSuffix(b, a), "suffix swapped, difference at %d, cut %d", p, cut)
+		}
+	}
 }
 
 // FuzzCommonEnds checks the word-wise prefix and suffix lengths against
