@@ -28,7 +28,11 @@ type indexCache struct {
 	idx   *index.Index
 	file  os.FileInfo
 	trees map[string]plumbing.Hash // directory prefix ("" = root, "a/b/") -> tree
-	head  plumbing.Hash            // the commit this Repo last made, and its tree
+	// encs keeps the encodings of large trees by directory prefix, and
+	// dirty the sort keys of their items staged or removed since (tree.go).
+	encs  map[string]treeEnc
+	dirty map[string][]string
+	head  plumbing.Hash // the commit this Repo last made, and its tree
 	tree  plumbing.Hash
 	// enc is where each entry starts in the index file this Repo last
 	// wrote (Repo.indexBufs[0]), noEnc for an entry changed since; nil
@@ -65,13 +69,22 @@ func (r *Repo) loadIndex() (*indexCache, error) {
 // worktree's own git directory even when objects and refs are shared.
 func (r *Repo) indexFile() string { return filepath.Join(r.dot.Root(), "index") }
 
-// invalidate forgets the trees of every directory above p.
+// invalidate forgets the trees of every directory above p, and notes in
+// each the item on the way to p as changed (touch).
 func (c *indexCache) invalidate(p string) {
-	delete(c.trees, "")
-	for i := range len(p) {
-		if p[i] == '/' {
-			delete(c.trees, p[:i+1])
+	dir := 0 // length of the prefix of the directory the next item is in
+	for {
+		prefix, key := p[:dir], p[dir:]
+		delete(c.trees, prefix)
+		j := strings.IndexByte(key, '/')
+		if j >= 0 {
+			key = key[:j+1]
 		}
+		c.touch(prefix, key)
+		if j < 0 {
+			return
+		}
+		dir += j + 1
 	}
 }
 
