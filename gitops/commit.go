@@ -288,9 +288,10 @@ func (r *Repo) stage(c *indexCache, p string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("gitops: stage %s: %w", p, err)
 	}
-	h, err := r.putObject(plumbing.BlobObject, data, p)
-	if err != nil {
-		return fmt.Errorf("gitops: stage %s: %w", p, err)
+	// A file rewritten with the bytes the index has for it needs no blob.
+	h := plumbing.ComputeHash(plumbing.BlobObject, data)
+	if !c.holds(p, h) {
+		r.putHashed(h, plumbing.BlobObject, data, p)
 	}
 	e := c.entry(p)
 	*e = index.Entry{Name: p, Hash: h, Mode: mode, ModifiedAt: fi.ModTime(), Size: uint32(fi.Size())}
@@ -298,20 +299,26 @@ func (r *Repo) stage(c *indexCache, p string, data []byte) error {
 	return nil
 }
 
-// putObject adds an object to the commit's pack (pack.go) unless the
-// store already has it, which skips compressing unchanged content. key
-// names the path the object is a version of, so the round pack stores it
-// as a delta against an earlier version ("" for none).
-func (r *Repo) putObject(t plumbing.ObjectType, data []byte, key string) (plumbing.Hash, error) {
+// putObject adds an object to the commit's pack (pack.go) and returns its
+// hash. key names the path the object is a version of, so the round pack
+// stores it as a delta against an earlier version ("" for none).
+func (r *Repo) putObject(t plumbing.ObjectType, data []byte, key string) plumbing.Hash {
 	h := plumbing.ComputeHash(t, data)
+	r.putHashed(h, t, data, key)
+	return h
+}
+
+// putHashed is putObject for data already hashed as h. An object the
+// round or this commit holds already is not added again. One only an older
+// pack or a loose file holds is: asking the store cost a lookup through
+// go-git's chroot for every object of every commit (about 20 us each),
+// for a hit that comes only when content returns to an earlier version,
+// and a duplicate object is harmless to git and go-git alike.
+func (r *Repo) putHashed(h plumbing.Hash, t plumbing.ObjectType, data []byte, key string) {
 	if r.pend.has[h] || slices.ContainsFunc(r.batch, func(o newObject) bool { return o.hash == h }) {
-		return h, nil
-	}
-	if r.st.HasEncodedObject(h) == nil {
-		return h, nil
+		return
 	}
 	r.batch = append(r.batch, newObject{hash: h, typ: t, data: data, key: key})
-	return h, nil
 }
 
 // refuseUnchanged refuses a commit whose tree is HEAD's: git would refuse
@@ -360,11 +367,7 @@ func (r *Repo) writeCommit(text string, tree, parent plumbing.Hash, when time.Ti
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("gitops: encode commit: %w", err)
 	}
-	h, err := r.putObject(plumbing.CommitObject, data, "")
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("gitops: write commit: %w", err)
-	}
-	return h, nil
+	return r.putObject(plumbing.CommitObject, data, ""), nil
 }
 
 // readAll is the content of an in-memory object.

@@ -124,6 +124,12 @@ func (c *indexCache) entry(p string) *index.Entry {
 	return c.idx.Entries[i]
 }
 
+// holds reports whether the index has an entry named p for the blob h.
+func (c *indexCache) holds(p string, h plumbing.Hash) bool {
+	i, ok := find(c.idx.Entries, p)
+	return ok && c.idx.Entries[i].Hash == h
+}
+
 // sortEntries puts entries in index order: by name, then stage.
 func sortEntries(idx *index.Index) {
 	slices.SortFunc(idx.Entries, func(a, b *index.Entry) int {

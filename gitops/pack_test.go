@@ -357,3 +357,44 @@ func TestEntryEncodings(t *testing.T) {
 		assert.Equal(t, want, appendOfsDistance([]byte{0xaa}, d)[1:], "distance %d", d)
 	}
 }
+
+// TestRestagedBlobIsNotPackedAgain: a file rewritten with the bytes the
+// index already has for it adds no blob to the commit's pack, and a file
+// whose content returns to a version an older commit stored is stored
+// again (no lookup in the store) with the history still whole for git.
+func TestRestagedBlobIsNotPackedAgain(t *testing.T) {
+	dir, r := newForest(t)
+	ctx := context.Background()
+	commit := func(i int, files map[string]string) {
+		t.Helper()
+		var paths []string
+		for p, content := range files {
+			writeFile(t, dir, p, content)
+			paths = append(paths, p)
+		}
+		_, err := r.Commit(ctx, Message{Subject: fmt.Sprintf("graft(n%d): test", i)}, paths, nil, at(i))
+		require.NoError(t, err)
+	}
+	packed := func() string {
+		t.Helper()
+		cs := r.pend.commits
+		require.NotEmpty(t, cs)
+		return gitCmd(t, dir, "verify-pack", "-v", cs[len(cs)-1]+".idx")
+	}
+	blob := func(rev string) string { return strings.TrimSpace(gitCmd(t, dir, "rev-parse", rev)) }
+
+	commit(1, map[string]string{"a/x.md": node("a/x", ""), "a/y.md": node("a/y", "")})
+	x := blob("HEAD:a/x.md")
+	// A new Repo (another process) starts with no round to find x in.
+	var err error
+	r, err = Open(dir)
+	require.NoError(t, err)
+	commit(2, map[string]string{"a/x.md": node("a/x", ""), "a/y.md": node("a/y", "tags:\n- t\n")})
+	assert.NotContains(t, packed(), x, "an unchanged blob is not packed again")
+
+	y1 := blob("HEAD~1:a/y.md")
+	commit(3, map[string]string{"a/y.md": node("a/y", "")})
+	assert.Equal(t, y1, blob("HEAD:a/y.md"))
+	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
+	assert.Empty(t, gitCmd(t, dir, "status", "--porcelain"))
+}

@@ -74,10 +74,7 @@ func (b *treeBuilder) build(ents []*index.Entry, pre int) (plumbing.Hash, error)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	h, err := b.r.putObject(plumbing.TreeObject, enc.data, prefix+"/")
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("gitops: write tree: %w", err)
-	}
+	h := b.r.putObject(plumbing.TreeObject, enc.data, prefix+"/")
 	b.c.trees[prefix] = h
 	b.c.keep(prefix, enc)
 	return h, nil
