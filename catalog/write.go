@@ -61,12 +61,13 @@ type writeStmts struct {
 	edgesDeleteDst *sql.Stmt
 	movesDeleteNew *sql.Stmt
 	memoDeleteNode *sql.Stmt
+	generation     *sql.Stmt
 }
 
 func (s *writeStmts) all() []**sql.Stmt {
 	return []**sql.Stmt{&s.upsertNode, &s.insertNode, &s.ftsDelete, &s.ftsIndex, &s.edgesDeleteSrc,
 		&s.edgeInsert, &s.movesDeleteOld, &s.moveInsert, &s.memoInvalidate,
-		&s.nodeDelete, &s.edgesDeleteDst, &s.movesDeleteNew, &s.memoDeleteNode}
+		&s.nodeDelete, &s.edgesDeleteDst, &s.movesDeleteNew, &s.memoDeleteNode, &s.generation}
 }
 
 func (s *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
@@ -90,6 +91,8 @@ func (s *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
 		{&s.edgesDeleteDst, "DELETE FROM edges WHERE dst = ?"},
 		{&s.movesDeleteNew, "DELETE FROM moves WHERE new_id = ?"},
 		{&s.memoDeleteNode, "DELETE FROM sniff_memo WHERE node_id = ?"},
+		{&s.generation, `INSERT INTO catalog_meta(key, value) VALUES ('generation', 1)
+			ON CONFLICT(key) DO UPDATE SET value = value + 1`},
 	} {
 		st, err := db.PrepareContext(ctx, q.query)
 		if err != nil {
@@ -136,10 +139,10 @@ func (c *Catalog) Upsert(ctx context.Context, recs ...Record) error {
 		}
 	}
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		if err := bumpGeneration(ctx, tx); err != nil {
+		s := c.w.bind(ctx, tx)
+		if err := s.bumpGeneration(ctx); err != nil {
 			return err
 		}
-		s := c.w.bind(ctx, tx)
 		rowids := make([]int64, len(recs))
 		for i := range recs {
 			rowid, err := s.upsert(ctx, &recs[i], true, true)
@@ -166,10 +169,10 @@ func (c *Catalog) Delete(ctx context.Context, ids ...string) error {
 		return err
 	}
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		if err := bumpGeneration(ctx, tx); err != nil {
+		s := c.w.bind(ctx, tx)
+		if err := s.bumpGeneration(ctx); err != nil {
 			return err
 		}
-		s := c.w.bind(ctx, tx)
 		var rowids []int64
 		for _, id := range ids {
 			rowid, ok, err := s.delete(ctx, id)
@@ -215,10 +218,10 @@ func (c *Catalog) Rebuild(ctx context.Context, recs iter.Seq[Record], progress f
 		if err := execAll(ctx, tx, rebuildBefore); err != nil {
 			return err
 		}
-		if err := bumpGeneration(ctx, tx); err != nil {
+		s := c.w.bind(ctx, tx)
+		if err := s.bumpGeneration(ctx); err != nil {
 			return err
 		}
-		s := c.w.bind(ctx, tx)
 		done := 0
 		seen := make(map[string]struct{})
 		for r := range recs {
@@ -512,11 +515,10 @@ func jsonList(list []string) string {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
-// bumpGeneration advances the catalog generation inside a write.
-func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO catalog_meta(key, value) VALUES ('generation', 1)
-		ON CONFLICT(key) DO UPDATE SET value = value + 1`)
-	if err != nil {
+// bumpGeneration advances the catalog generation inside a write, with a
+// statement prepared once instead of parsed again for every write.
+func (s *writeStmts) bumpGeneration(ctx context.Context) error {
+	if _, err := s.generation.ExecContext(ctx); err != nil {
 		return fmt.Errorf("catalog: advance generation: %w", err)
 	}
 	return nil
