@@ -5,6 +5,8 @@ package gitops
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
+	"math"
 	"math/bits"
 )
 
@@ -17,17 +19,31 @@ import (
 // and its coverage line — so a line lookup plus a byte-wise extension of
 // every match finds the same copies git's block index would, in one pass
 // over the new version and without a window search.
+//
+// Lines are found by a hash of their bytes, not by the bytes as map keys:
+// a base lives as long as the round of packs it belongs to, and a map of
+// thousands of strings was as many allocations to build and as many
+// pointers for the collector to trace on every cycle. A line whose hash
+// names another line is no loss of correctness: every match is measured
+// against the bytes (matchLen), so it only yields a shorter copy or none.
 type deltaBase struct {
 	data  []byte
-	lines map[string]int // line (with its newline) -> first offset in data
+	lines map[uint64]int32 // hash of a line (with its newline) -> first offset in data
 }
 
+// lineSeed keys the line hashes of every deltaBase.
+var lineSeed = maphash.MakeSeed()
+
 func newDeltaBase(data []byte) *deltaBase {
-	b := &deltaBase{data: data, lines: map[string]int{}}
+	b := &deltaBase{data: data, lines: make(map[uint64]int32, bytes.Count(data, []byte{'\n'})+1)}
+	if len(data) > math.MaxInt32 {
+		return b // offsets would not fit; such a version is stored whole
+	}
 	for i := 0; i < len(data); {
 		j := lineEnd(data, i)
-		if _, ok := b.lines[string(data[i:j])]; !ok {
-			b.lines[string(data[i:j])] = i
+		h := maphash.Bytes(lineSeed, data[i:j])
+		if _, ok := b.lines[h]; !ok {
+			b.lines[h] = int32(i)
 		}
 		i = j
 	}
@@ -79,10 +95,11 @@ func (b *deltaBase) match(target []byte, i int) (off, n int) {
 			return 0, n
 		}
 	}
-	off, ok := b.lines[string(target[i:lineEnd(target, i)])]
+	at, ok := b.lines[maphash.Bytes(lineSeed, target[i:lineEnd(target, i)])]
 	if !ok {
 		return 0, 0
 	}
+	off = int(at)
 	return off, matchLen(b.data[off:], target[i:])
 }
 
