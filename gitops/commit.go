@@ -201,7 +201,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 
 	r.refreshPacks()
 	r.batch = r.batch[:0]
-	ref, parent, err := headTarget(r.st)
+	ref, parent, err := headTarget(r.refFiles(r.st))
 	if err != nil {
 		return "", fmt.Errorf("gitops: resolve HEAD: %w", err)
 	}
@@ -246,11 +246,11 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	if _, err := lock.Write(r.indexBufs[0]); err != nil {
 		return "", fmt.Errorf("gitops: write index: %w", err)
 	}
-	if err := setRef(r.dot, r.refs, r.st, ref, h, parent); err != nil {
+	if err := setRef(r.dot, r.refs, r.refFiles(r.st), ref, h, parent); err != nil {
 		return "", err
 	}
 	if err := lock.commit(); err != nil {
-		if rerr := setRef(r.dot, r.refs, r.st, ref, parent, h); rerr != nil {
+		if rerr := setRef(r.dot, r.refs, r.refFiles(r.st), ref, parent, h); rerr != nil {
 			return "", fmt.Errorf("gitops: replace index: %w (and restoring %s failed: %v)", err, ref, rerr)
 		}
 		return "", fmt.Errorf("gitops: replace index: %w", err)

@@ -50,7 +50,7 @@ func (r *Repo) Log(ctx context.Context, path string, limit int, follow bool) ([]
 		return nil, err
 	}
 	st := r.reader()
-	head, err := headHash(st)
+	head, err := headHash(r.refFiles(st))
 	if err != nil {
 		return nil, fmt.Errorf("gitops: log: resolve HEAD: %w", err)
 	}

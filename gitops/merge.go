@@ -98,7 +98,7 @@ type treeFile struct {
 // writes nothing but the blobs resolve merged, which no ref names yet.
 func (r *Repo) PlanMerge(theirs string, prefer Prefer, resolve Resolver) (*MergePlan, error) {
 	st := r.reader()
-	oursH, err := headHash(st)
+	oursH, err := headHash(r.refFiles(st))
 	if err != nil {
 		return nil, fmt.Errorf("gitops: head: %w", err)
 	}
@@ -339,7 +339,7 @@ func (r *Repo) FinishMerge(ctx context.Context, p *MergePlan, msg Message, opt O
 	defer lock.release()
 	r.cache = nil
 	r.st.Reindex() // the fetch added a pack this storage has not seen
-	ref, cur, err := headTarget(r.st)
+	ref, cur, err := headTarget(r.refFiles(r.st))
 	if err != nil {
 		return "", fmt.Errorf("gitops: resolve HEAD: %w", err)
 	}
@@ -365,11 +365,11 @@ func (r *Repo) FinishMerge(ctx context.Context, p *MergePlan, msg Message, opt O
 	if _, err := lock.Write(encodeIndex(idx)); err != nil {
 		return "", fmt.Errorf("gitops: write index: %w", err)
 	}
-	if err := setRef(r.dot, r.refs, r.st, ref, target, cur); err != nil {
+	if err := setRef(r.dot, r.refs, r.refFiles(r.st), ref, target, cur); err != nil {
 		return "", err
 	}
 	if err := lock.commit(); err != nil {
-		if rerr := setRef(r.dot, r.refs, r.st, ref, cur, target); rerr != nil {
+		if rerr := setRef(r.dot, r.refs, r.refFiles(r.st), ref, cur, target); rerr != nil {
 			return "", fmt.Errorf("gitops: replace index: %w (and restoring %s failed: %v)", err, ref, rerr)
 		}
 		return "", fmt.Errorf("gitops: replace index: %w", err)

@@ -73,7 +73,7 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 	defer r.mu.Unlock()
 	r.cache = nil
 	var done []string
-	ref, _, err := headTarget(r.st)
+	ref, _, err := headTarget(r.refFiles(r.st))
 	if err != nil {
 		return nil, fmt.Errorf("gitops: resolve HEAD: %w", err)
 	}
@@ -108,7 +108,7 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 // for a comparison with the worktree; empty while the branch is unborn.
 func (r *Repo) HeadFiles() (map[string]string, error) {
 	st := r.reader()
-	h, err := headHash(st)
+	h, err := headHash(r.refFiles(st))
 	if err != nil {
 		return nil, fmt.Errorf("gitops: head: %w", err)
 	}

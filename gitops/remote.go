@@ -272,7 +272,7 @@ func remoteURL(g *git.Repository, name string) (string, error) {
 
 // Branch is the branch HEAD names, "" when HEAD is detached.
 func (r *Repo) Branch() (string, error) {
-	ref, _, err := headTarget(r.reader())
+	ref, _, err := headTarget(r.refFiles(r.reader()))
 	if err != nil {
 		return "", fmt.Errorf("gitops: resolve HEAD: %w", err)
 	}

@@ -203,7 +203,7 @@ func (s *readStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumb
 // Head is the full sha of the commit HEAD points at, or "" while the branch
 // has no commit yet.
 func (r *Repo) Head() (string, error) {
-	h, err := headHash(r.reader())
+	h, err := headHash(r.refFiles(r.reader()))
 	if err != nil {
 		return "", fmt.Errorf("gitops: head: %w", err)
 	}
