@@ -73,8 +73,8 @@ func readRefFile(p string) (string, bool) {
 	return line, line != ""
 }
 
-// refFiles is st read through refFiles where this Repo's git directory
-// holds its own refs.
+// refFiles reads references from st, or from their files where this
+// Repo's git directory holds its own refs.
 func (r *Repo) refFiles(st refReader) refFiles { return refFiles{st: st, dir: r.refs} }
 
 // maxRefFile bounds the loose ref files refFiles reads itself: a hash or
@@ -87,15 +87,10 @@ func plainRefName(name string) bool {
 	if name == string(plumbing.HEAD) {
 		return true
 	}
-	if !strings.HasPrefix(name, "refs/") || path.Clean(name) != name || strings.ContainsAny(name, "\\\x00") {
-		return false
-	}
-	for seg := range strings.SplitSeq(name, "/") {
-		if seg == "." || seg == ".." || strings.HasPrefix(seg, ".") {
-			return false
-		}
-	}
-	return true
+	// path.Clean leaves no "." or ".." segment and no "//"; a segment
+	// starting with '.' (which git refuses too) is left to go-git.
+	return strings.HasPrefix(name, "refs/") && path.Clean(name) == name &&
+		!strings.Contains(name, "/.") && !strings.ContainsAny(name, "\\\x00")
 }
 
 // headTarget names the reference a commit advances — the branch HEAD points
