@@ -206,7 +206,7 @@ func (r *Repo) writeCommitPack() error {
 		b := r.pend.baseOf(o.key)
 		bases, size = append(bases, b), size+len(b.z)
 	}
-	w := newPackWriter(len(bases)+len(ents), size)
+	w := newPackWriter(r.packDir(), len(bases)+len(ents), size)
 	defer w.release()
 	for i := range bases {
 		w.add(&bases[i])
@@ -220,7 +220,7 @@ func (r *Repo) writeCommitPack() error {
 		return fmt.Errorf("gitops: write objects: %w", err)
 	}
 	r.pend.commits = append(r.pend.commits, name)
-	r.pend.commitBytes += w.buf.Len()
+	r.pend.commitBytes += w.len()
 	// The write storage need not index a pack of our own: the round
 	// answers for its objects (putObject). Other writers wait for the
 	// forest's writer lock, so the directory changed only by us.
@@ -244,7 +244,7 @@ func (r *Repo) maybeRewrite() {
 	case len(p.commits) < packsPerRewrite && p.commitBytes < commitPackBytes && p.bytes < packAfter:
 		return
 	}
-	w := newPackWriter(len(p.objs), p.bytes)
+	w := newPackWriter(r.packDir(), len(p.objs), p.bytes)
 	defer w.release()
 	for i := range p.objs {
 		w.add(&p.objs[i])
@@ -286,17 +286,34 @@ func removePack(name string) {
 	os.Remove(name + ".idx")
 }
 
-// packWriter assembles a pack and its index in memory.
+// packWriter assembles a pack and its index. A commit pack is kept in
+// memory until install; a pack expected to pass spillAbove (a round pack)
+// spills to a temporary file in its directory in chunks of spillChunk, so
+// its bytes are copied once, into the file, and never sit in one large
+// buffer: a fresh buffer of a few MiB for each rewrite cost its
+// allocation, its zeroing and its page faults, more than the copy itself.
 type packWriter struct {
 	buf     *bytes.Buffer
 	idx     idxfile.Writer
 	offsets map[plumbing.Hash]int
 	n       int // entries the header announces
 	err     error
-	// sum is the pack's SHA-1 over buf[:summed]; install sums the rest.
+	// sum is the pack's SHA-1 over what file holds and buf[:summed];
+	// install sums the rest.
 	sum    hash.Cloner
 	summed int
+	// file is the temporary file the pack spills to, nil while it is
+	// kept in memory; flushed is how many of the pack's bytes it holds.
+	file    *os.File
+	flushed int
 }
+
+// spillAbove is the expected size above which a pack spills to its file
+// as it is assembled; spillChunk is how much it buffers between writes.
+var (
+	spillAbove = 1 << 20
+	spillChunk = 256 << 10
+)
 
 // packPrefix is the start of the last commit pack: how many entries its
 // header announced, the bases it repeated after the header, and the
@@ -319,7 +336,7 @@ func (r *Repo) resumeSum(w *packWriter, bases []pendingObject) {
 		same = p.bases[i] == bases[i].hash
 	}
 	if !same {
-		w.sum.Write(w.buf.Bytes())
+		w.sum.Write(w.buf.Bytes()[w.summed:])
 		p.n, p.bases, p.sum = w.n, p.bases[:0], nil
 		for _, b := range bases {
 			p.bases = append(p.bases, b.hash)
@@ -347,19 +364,28 @@ var packBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 const maxPooledPack = 16 << 20
 
 // newPackWriter starts a pack of n entries whose compressed bodies total
-// about size bytes: growing the buffer by doubling cost more than writing.
-// Its buffer comes from packBufs; release gives it back.
-func newPackWriter(n, size int) *packWriter {
+// about size bytes, to be installed in dir: growing the buffer by doubling
+// cost more than writing. Its buffer comes from packBufs; release gives it
+// back.
+func newPackWriter(dir string, n, size int) *packWriter {
 	w := &packWriter{buf: packBufs.Get().(*bytes.Buffer), offsets: make(map[plumbing.Hash]int, n), n: n,
 		sum: sha1.New().(hash.Cloner)}
 	w.buf.Reset()
-	w.buf.Grow(12 + size + n*entryOverhead + sha1.Size)
+	room := 12 + size + n*entryOverhead + sha1.Size
+	if room > spillAbove {
+		w.file, w.err = createTemp(dir)
+		room = spillChunk
+	}
+	w.buf.Grow(room)
 	w.buf.WriteString("PACK")
 	w.buf.Write(binary.BigEndian.AppendUint32(nil, 2))
 	w.buf.Write(binary.BigEndian.AppendUint32(nil, uint32(n)))
-	w.err = w.idx.OnHeader(uint32(n))
+	w.err = errors.Join(w.err, w.idx.OnHeader(uint32(n)))
 	return w
 }
+
+// len is the pack's length so far.
+func (w *packWriter) len() int { return w.flushed + w.buf.Len() }
 
 // add appends one entry: its type and size header, for a delta the
 // distance back to its base (which w holds already), then the zlib
@@ -367,29 +393,48 @@ func newPackWriter(n, size int) *packWriter {
 // that repeats it.
 func (w *packWriter) add(o *pendingObject) {
 	start := w.buf.Len()
-	w.offsets[o.hash] = start
+	at := w.flushed + start
+	w.offsets[o.hash] = at
 	if !o.base.IsZero() {
-		base := w.offsets[o.base]
-		w.buf.Write(appendOfsDistance(appendEntryHeader(w.buf.AvailableBuffer(), plumbing.OFSDeltaObject, o.size), start-base))
+		w.buf.Write(appendOfsDistance(appendEntryHeader(w.buf.AvailableBuffer(), plumbing.OFSDeltaObject, o.size), at-w.offsets[o.base]))
 		w.buf.Write(o.z)
-		w.idx.Add(o.hash, uint64(start), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
-		return
+		w.idx.Add(o.hash, uint64(at), crc32.ChecksumIEEE(w.buf.Bytes()[start:]))
+	} else {
+		w.buf.Write(appendEntryHeader(w.buf.AvailableBuffer(), o.typ, o.size))
+		w.buf.Write(o.z)
+		if o.crc == 0 {
+			o.crc = crc32.ChecksumIEEE(w.buf.Bytes()[start:])
+		}
+		w.idx.Add(o.hash, uint64(at), o.crc)
 	}
-	w.buf.Write(appendEntryHeader(w.buf.AvailableBuffer(), o.typ, o.size))
-	w.buf.Write(o.z)
-	if o.crc == 0 {
-		o.crc = crc32.ChecksumIEEE(w.buf.Bytes()[start:])
+	if w.file != nil && w.buf.Len() >= spillChunk {
+		w.flush()
 	}
-	w.idx.Add(o.hash, uint64(start), o.crc)
+}
+
+// flush sums what buf holds and moves it to the file.
+func (w *packWriter) flush() {
+	w.sum.Write(w.buf.Bytes()[w.summed:])
+	if w.err == nil {
+		_, w.err = w.file.Write(w.buf.Bytes())
+	}
+	w.flushed += w.buf.Len()
+	w.buf.Reset()
+	w.summed = 0
 }
 
 // release gives the writer's buffer back to packBufs once the pack is
-// installed (or abandoned); the writer is not used again.
+// installed (or abandoned), and removes its file if it was not installed;
+// the writer is not used again.
 func (w *packWriter) release() {
 	if w.buf.Cap() <= maxPooledPack {
 		packBufs.Put(w.buf)
 	}
 	w.buf = nil
+	if w.file != nil {
+		w.file.Close()
+		os.Remove(w.file.Name())
+	}
 }
 
 // install writes the pack and its index into dir, named as git names
@@ -420,7 +465,15 @@ func (w *packWriter) install(dir string) (string, error) {
 	if err := installFile(dir, name+".idx", ib.Bytes()); err != nil {
 		return "", err
 	}
-	if err := installFile(dir, name+".pack", w.buf.Bytes()); err != nil {
+	if w.file == nil {
+		err = installFile(dir, name+".pack", w.buf.Bytes())
+	} else {
+		f := w.file
+		w.file = nil
+		_, err = f.Write(w.buf.Bytes())
+		err = finishFile(f, name+".pack", err)
+	}
+	if err != nil {
 		os.Remove(name + ".idx")
 		return "", err
 	}
@@ -456,14 +509,26 @@ func appendOfsDistance(b []byte, d int) []byte {
 // installFile writes data to a temporary file in dir and renames it to
 // name, read-only as git keeps packs.
 func installFile(dir, name string, data []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "tmp_pack_")
+	f, err := createTemp(dir)
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
+	_, err = f.Write(data)
+	return finishFile(f, name, err)
+}
+
+// createTemp creates a temporary pack file in dir, creating dir first.
+func createTemp(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.CreateTemp(dir, "tmp_pack_")
+}
+
+// finishFile makes the temporary file f read-only, closes it and renames
+// it to name; werr is the error of writing it, if any. On failure f is
+// removed.
+func finishFile(f *os.File, name string, werr error) error {
 	if err := errors.Join(werr, f.Chmod(0o444), f.Close()); err != nil {
 		os.Remove(f.Name())
 		return err
