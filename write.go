@@ -151,8 +151,7 @@ func (t *txn) settle() {
 // put stages a node write after proving the bytes read back: a write must
 // never leave a file the next read refuses.
 func (t *txn) put(n *forest.Node) error {
-	data := n.Bytes()
-	back, err := t.v.parse(n.ID, data)
+	data, back, err := forest.EncodeWithin(n, t.v.readLimits)
 	if err != nil {
 		return fmt.Errorf("vine: %s would not read back: %w", n.ID, err)
 	}

@@ -42,11 +42,16 @@ func Parse(id string, data []byte) (*Node, error) {
 // refused before the YAML parser sees it; one that expands past
 // YAMLValues or declares more than Links links, once it is parsed.
 func ParseWithin(id string, data []byte, lim ReadLimits) (*Node, error) {
-	lim = lim.orDefault()
 	raw, body, err := Split(id, data)
 	if err != nil {
 		return nil, err
 	}
+	return decodeNode(id, raw, body, lim)
+}
+
+// decodeNode is the node of a file Split cut into raw and body.
+func decodeNode(id, raw, body string, lim ReadLimits) (*Node, error) {
+	lim = lim.orDefault()
 	front, err := decodeFrontmatter(id, raw, lim)
 	if err != nil {
 		return nil, err
@@ -55,6 +60,44 @@ func ParseWithin(id string, data []byte, lim ReadLimits) (*Node, error) {
 		return nil, limitError(id, fmt.Sprintf("%d links", listLen(links)), "Links", lim.Links)
 	}
 	return &Node{ID: id, Front: front, Body: body}, nil
+}
+
+// EncodeWithin renders n as Bytes does and returns, with the bytes, the
+// node they read back as: exactly what ParseWithin(n.ID, data, lim)
+// returns, refusals included. A writer reads back what it is about to
+// write, to be sure the file opens.
+//
+// Where the bytes hold n's body unchanged (a body as a file reads: no
+// carriage return, no leading newline, one trailing newline), the node
+// read back shares n.Body instead of copying it out of the bytes again:
+// a folder's index is rewritten by every write into the folder and grows
+// with it.
+func EncodeWithin(n *Node, lim ReadLimits) ([]byte, *Node, error) {
+	data := n.Bytes()
+	if raw, ok := sharedBody(n, data); ok {
+		back, err := decodeNode(n.ID, raw, n.Body, lim)
+		return data, back, err
+	}
+	back, err := ParseWithin(n.ID, data, lim)
+	return data, back, err
+}
+
+// sharedBody reports whether Split would cut data, the bytes n rendered,
+// into a YAML block (returned) and a body equal to n.Body.
+func sharedBody(n *Node, data []byte) (string, bool) {
+	body := n.Body
+	if len(body) < 2 || body[0] == '\n' || body[len(body)-1] != '\n' ||
+		len(strings.TrimRightFunc(body, pyIsSpace)) != len(body)-1 || bytes.IndexByte(data, '\r') >= 0 {
+		return "", false
+	}
+	// data is "---\n" + YAML + "\n---\n\n" + body; Split ends the YAML
+	// at the first "\n---" after the opening delimiter.
+	closing := len(data) - len(body) - len("\n"+frontmatterDelim+"\n\n")
+	end := bytes.Index(data[len(frontmatterDelim):], []byte("\n"+frontmatterDelim))
+	if closing < len(frontmatterDelim) || end+len(frontmatterDelim) != closing {
+		return "", false
+	}
+	return string(data[len(frontmatterDelim):closing]), true
 }
 
 // Split cuts a node file into its raw YAML block and its body by Parse's

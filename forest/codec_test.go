@@ -477,3 +477,67 @@ func TestFixtureFields(t *testing.T) {
 	assert.Equal(t, "manual", ds.Source())
 	assert.Equal(t, []string{"sales", "q1", "dataset"}, ds.Tags())
 }
+
+// TestEncodeWithin: the node EncodeWithin reads back is the one ParseWithin
+// reads from the same bytes, refusals included, whether or not it shares
+// the written node's body.
+func TestEncodeWithin(t *testing.T) {
+	front := func(title any) *Frontmatter {
+		return NewFrontmatter(Field{Key: "id", Value: "ops/x"}, Field{Key: "type", Value: "note"}, Field{Key: "title", Value: title})
+	}
+	tests := []struct {
+		name   string
+		title  any
+		body   string
+		shared bool
+	}{
+		{"a body as files hold it", "T", "# T\n\n- [[ops/a]] — A.\n", true},
+		{"one line", "T", "x\n", true},
+		{"empty", "T", "", false},
+		{"only a newline", "T", "\n", false},
+		{"no trailing newline", "T", "# T", false},
+		{"two trailing newlines", "T", "# T\n\n", false},
+		{"trailing spaces", "T", "# T  \n", false},
+		{"trailing no-break space", "T", "# T\u00a0\n", false},
+		{"leading newline", "T", "\n# T\n", false},
+		{"carriage returns", "T", "# T\r\n", false},
+		{"carriage return in a value, written escaped", "a\rb", "# T\n", true},
+		{"a delimiter line in the body", "T", "a\n---\nb\n", true},
+		{"a delimiter in a value", "---", "# T\n", true},
+		{"a delimiter line in a value", "a\n---\nb", "# T\n", true},
+		{"links past the limit", "T", "# T\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := &Node{ID: "ops/x", Front: front(tt.title), Body: tt.body}
+			lim := ReadLimits{}
+			if tt.name == "links past the limit" {
+				n.Front.Set("links", []any{map[string]any{"rel": "a", "target": "b"}, map[string]any{"rel": "a", "target": "c"}})
+				lim.Links = 1
+			}
+			data, back, err := EncodeWithin(n, lim)
+			require.Equal(t, string(n.Bytes()), string(data))
+			want, wantErr := ParseWithin(n.ID, data, lim)
+			require.Equal(t, wantErr, err)
+			require.Equal(t, want, back)
+			if err == nil && tt.shared {
+				assert.Equal(t, n.Body, back.Body)
+			}
+			_, ok := sharedBody(n, data)
+			assert.Equal(t, tt.shared, ok, "shares the body")
+		})
+	}
+}
+
+func FuzzEncodeWithin(f *testing.F) {
+	f.Add("T", "# T\n\n- [[ops/a]] — A.\n")
+	f.Add("a\n---\nb", "x\n---\ny\n")
+	f.Add("T", "\r\n")
+	f.Fuzz(func(t *testing.T, title, body string) {
+		n := &Node{ID: "fuzz", Front: NewFrontmatter(Field{Key: "id", Value: "fuzz"}, Field{Key: "title", Value: title}), Body: body}
+		data, back, err := EncodeWithin(n, ReadLimits{})
+		want, wantErr := ParseWithin(n.ID, data, ReadLimits{})
+		require.Equal(t, wantErr, err)
+		require.Equal(t, want, back)
+	})
+}
