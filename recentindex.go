@@ -32,7 +32,7 @@ type recentIndexes struct {
 // recentIndex is one remembered index file.
 type recentIndex struct {
 	node *forest.Node // as parsed back when it was written; never edited
-	data []byte       // the file's bytes
+	data []byte       // the file's bytes, owned by the entry (renderBufs)
 	fi   os.FileInfo  // the file as the write left it
 }
 
@@ -51,21 +51,19 @@ func (v *Vine) generation(ctx context.Context) int64 {
 }
 
 // lookup returns the remembered index id when it still describes its
-// file at path, gen being the catalog generation now.
+// file at path, gen being the catalog generation now. Callers hold r.mu.
 func (r *recentIndexes) lookup(gen int64, id, path string) (recentIndex, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	e, ok := r.byID[id]
 	if !ok {
 		return recentIndex{}, false
 	}
 	if gen < 0 || gen != r.gen {
-		clear(r.byID)
+		r.clear()
 		return recentIndex{}, false
 	}
 	fi, err := os.Lstat(path)
 	if err != nil || !os.SameFile(fi, e.fi) || fi.Size() != e.fi.Size() || !fi.ModTime().Equal(e.fi.ModTime()) {
-		delete(r.byID, id)
+		r.drop(id)
 		return recentIndex{}, false
 	}
 	return e, true
@@ -74,6 +72,8 @@ func (r *recentIndexes) lookup(gen int64, id, path string) (recentIndex, bool) {
 // node returns a copy of the remembered index id that the caller may
 // edit.
 func (r *recentIndexes) node(gen int64, id, path string) (*forest.Node, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	e, ok := r.lookup(gen, id, path)
 	if !ok {
 		return nil, false
@@ -81,11 +81,22 @@ func (r *recentIndexes) node(gen int64, id, path string) (*forest.Node, bool) {
 	return &forest.Node{ID: e.node.ID, Front: e.node.Front.Clone(), Body: e.node.Body}, true
 }
 
-// forget drops id, whose file is about to be written or deleted.
+// take forgets id, whose file is about to be written, and returns the
+// file's bytes when the remembered index still describes it: the caller
+// owns them from then on (renderBufs).
+func (r *recentIndexes) take(gen int64, id, path string) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.lookup(gen, id, path)
+	delete(r.byID, id)
+	return e.data, ok
+}
+
+// forget drops id, whose file is about to be deleted.
 func (r *recentIndexes) forget(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.byID, id)
+	r.drop(id)
 }
 
 // advance moves the entries to the generation a write left: they still
@@ -95,29 +106,45 @@ func (r *recentIndexes) advance(before, after int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if before < 0 || after < 0 || before != r.gen {
-		clear(r.byID)
+		r.clear()
 	}
 	r.gen = after
 }
 
 // keep remembers the index n, just written to path as data by a write
-// whose generation advance has recorded.
+// whose generation advance has recorded; it owns data from then on.
 func (r *recentIndexes) keep(path string, n *forest.Node, data []byte) {
 	fi, err := os.Lstat(path)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.drop(n.ID)
 	if err != nil || r.gen < 0 {
-		delete(r.byID, n.ID)
+		putRender(data)
 		return
 	}
 	if r.byID == nil {
 		r.byID = make(map[string]recentIndex, maxRecentIndexes)
 	}
-	if _, ok := r.byID[n.ID]; !ok && len(r.byID) >= maxRecentIndexes {
+	if len(r.byID) >= maxRecentIndexes {
 		for id := range r.byID { // any one: the set is small and refills as it is used
-			delete(r.byID, id)
+			r.drop(id)
 			break
 		}
 	}
 	r.byID[n.ID] = recentIndex{node: n, data: data, fi: fi}
+}
+
+// drop forgets id and gives its bytes back. Callers hold r.mu.
+func (r *recentIndexes) drop(id string) {
+	if e, ok := r.byID[id]; ok {
+		putRender(e.data)
+		delete(r.byID, id)
+	}
+}
+
+// clear forgets every index. Callers hold r.mu.
+func (r *recentIndexes) clear() {
+	for id := range r.byID {
+		r.drop(id)
+	}
 }

@@ -4,6 +4,7 @@ package vine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monkeyllm/vine/forest"
+	"github.com/monkeyllm/vine/internal/testforest"
 )
 
 // plantOperation plants operations/<name>.
@@ -28,7 +30,7 @@ func remembered(t *testing.T, v *Vine) bool {
 	t.Helper()
 	path, err := v.root.TrustedPath("operations/_index")
 	require.NoError(t, err)
-	_, ok := v.recent.lookup(v.generation(context.Background()), "operations/_index", path)
+	_, ok := v.recent.node(v.generation(context.Background()), "operations/_index", path)
 	return ok
 }
 
@@ -114,4 +116,47 @@ func editIndex(t *testing.T, dir string, replace bool) string {
 		require.NoError(t, os.Chtimes(path, later, later))
 	}
 	return to
+}
+
+// TestRecentIndexBytesOutliveTheirWrites: the remembered bytes of an index
+// restore it when a later write fails, byte for byte, and the buffers that
+// writes render into and give back never change a file or a commit after
+// the fact: after a run of plants, some refused at commit, every commit
+// holds exactly the index the worktree had when it was made.
+func TestRecentIndexBytesOutliveTheirWrites(t *testing.T) {
+	v, dir := writableFixture(t)
+	path := filepath.Join(dir, "operations", "_index.md")
+	lock := filepath.Join(dir, ".git", "index.lock")
+	var commits []string
+	var versions [][]byte
+	for i := range 12 {
+		if i%4 == 3 {
+			require.True(t, remembered(t, v) || i == 3, "plant %d starts from memory", i)
+			before := testforest.TreeDigest(t, dir)
+			require.NoError(t, os.WriteFile(lock, nil, 0o644))
+			_, err := v.Plant(context.Background(), NodeSpec{ID: fmt.Sprintf("operations/refused-%d", i), Type: "note",
+				Title: "Refused", Summary: "A note whose commit is refused.", Parent: "operations/_index"}, PlantOptions{})
+			require.Error(t, err)
+			require.NoError(t, os.Remove(lock))
+			require.Equal(t, before, testforest.TreeDigest(t, dir), "plant %d: the index is restored", i)
+			continue
+		}
+		plantOperation(t, v, fmt.Sprintf("n%02d", i))
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		head, err := v.repo.Head()
+		require.NoError(t, err)
+		commits, versions = append(commits, head), append(versions, data)
+	}
+	for i, sha := range commits {
+		got, ok, err := v.repo.FileAt(sha, "operations/_index.md")
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, string(versions[i]), string(got), "commit %d", i)
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	idx, err := forest.Parse("operations/_index", data)
+	require.NoError(t, err)
+	assert.NotContains(t, idx.Body, "refused")
 }

@@ -71,6 +71,7 @@ func (v *Vine) beginWrite(op string) (*txn, func(), error) {
 	t := &txn{v: v, op: op}
 	return t, func() {
 		t.settle()
+		t.recycle()
 		if err := lock.Release(); err != nil {
 			v.log.Error("writer lock not released", "err", err)
 		}
@@ -98,6 +99,18 @@ func (v *Vine) lockForest(ctx context.Context) (*forest.Lock, error) {
 	}
 	v.refreshDialect()
 	return lock, nil
+}
+
+// recycle gives back the buffers the finished write owns: the files it
+// rendered and the previous contents it kept to restore them.
+func (t *txn) recycle() {
+	for _, data := range t.data {
+		putRender(data)
+	}
+	for _, u := range t.done {
+		putRender(u.prev)
+	}
+	t.data, t.done = nil, nil
 }
 
 // note writes one intent record, beginning the log on the first.
@@ -151,8 +164,9 @@ func (t *txn) settle() {
 // put stages a node write after proving the bytes read back: a write must
 // never leave a file the next read refuses.
 func (t *txn) put(n *forest.Node) error {
-	data, back, err := forest.EncodeWithin(n, t.v.readLimits)
+	data, back, err := forest.AppendEncoded(getRender(), n, t.v.readLimits)
 	if err != nil {
+		putRender(data)
 		return fmt.Errorf("vine: %s would not read back: %w", n.ID, err)
 	}
 	t.puts = append(t.puts, back)
@@ -236,6 +250,7 @@ func (t *txn) rememberIndexes(ctx context.Context, before int64) {
 		}
 		if path, err := t.v.root.TrustedPath(n.ID); err == nil {
 			t.v.recent.keep(path, n, t.data[i])
+			t.data[i] = nil // the recent index owns it now
 		}
 	}
 }
@@ -246,12 +261,11 @@ func (t *txn) writeFile(ctx context.Context, n *forest.Node, data []byte) error 
 		return err
 	}
 	u := undo{path: path}
-	if e, ok := t.v.recent.lookup(t.v.generation(ctx), n.ID, path); ok {
-		u.prev = e.data
+	if data, ok := t.v.recent.take(t.v.generation(ctx), n.ID, path); ok {
+		u.prev = data
 	} else if prev, err := forest.ReadFile(path); err == nil {
 		u.prev = prev
 	}
-	t.v.recent.forget(n.ID)
 	dir := filepath.Dir(path)
 	if top := firstMissing(dir); top != "" {
 		if err := t.noteFile(journal.Dir, top); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -62,24 +63,26 @@ func decodeNode(id, raw, body string, lim ReadLimits) (*Node, error) {
 	return &Node{ID: id, Front: front, Body: body}, nil
 }
 
-// EncodeWithin renders n as Bytes does and returns, with the bytes, the
-// node they read back as: exactly what ParseWithin(n.ID, data, lim)
-// returns, refusals included. A writer reads back what it is about to
-// write, to be sure the file opens.
+// AppendEncoded appends n's file (what Bytes renders) to dst and returns
+// the extended buffer with the node the file reads back as: exactly what
+// ParseWithin(n.ID, file, lim) returns, refusals included. A writer reads
+// back what it is about to write, to be sure the file opens.
 //
-// Where the bytes hold n's body unchanged (a body as a file reads: no
+// Where the file holds n's body unchanged (a body as a file reads: no
 // carriage return, no leading newline, one trailing newline), the node
-// read back shares n.Body instead of copying it out of the bytes again:
-// a folder's index is rewritten by every write into the folder and grows
+// read back shares n.Body instead of copying it out of the file again: a
+// folder's index is rewritten by every write into the folder and grows
 // with it.
-func EncodeWithin(n *Node, lim ReadLimits) ([]byte, *Node, error) {
-	data := n.Bytes()
+func AppendEncoded(dst []byte, n *Node, lim ReadLimits) ([]byte, *Node, error) {
+	start := len(dst)
+	dst = n.AppendBytes(dst)
+	data := dst[start:]
 	if raw, ok := sharedBody(n, data); ok {
 		back, err := decodeNode(n.ID, raw, n.Body, lim)
-		return data, back, err
+		return dst, back, err
 	}
 	back, err := ParseWithin(n.ID, data, lim)
-	return data, back, err
+	return dst, back, err
 }
 
 // sharedBody reports whether Split would cut data, the bytes n rendered,
@@ -124,18 +127,22 @@ func Split(id string, data []byte) (yamlBlock, body string, err error) {
 // Bytes renders the node as the reference serializes it (spec §2.7):
 // "---\n" + YAML + "\n---\n\n" + body with trailing whitespace trimmed +
 // "\n". An empty body therefore ends the file with "---\n\n\n".
-func (n *Node) Bytes() []byte {
+func (n *Node) Bytes() []byte { return n.AppendBytes(nil) }
+
+// AppendBytes appends the node's rendering (Bytes) to dst and returns the
+// extended buffer: a writer that renders many files can reuse one buffer.
+func (n *Node) AppendBytes(dst []byte) []byte {
 	// The reference strips all trailing white space here; only the final
 	// newline is ever trailing in practice, and stripping more (a
 	// no-break space ending the last value) would change the value.
 	y := bytes.TrimRight(MarshalFrontmatter(n.Front), "\n")
 	body := strings.TrimRightFunc(n.Body, pyIsSpace)
-	out := make([]byte, 0, len(y)+len(body)+16)
-	out = append(out, frontmatterDelim+"\n"...)
-	out = append(out, y...)
-	out = append(out, "\n"+frontmatterDelim+"\n\n"...)
-	out = append(out, body...)
-	return append(out, '\n')
+	dst = slices.Grow(dst, len(y)+len(body)+16)
+	dst = append(dst, frontmatterDelim+"\n"...)
+	dst = append(dst, y...)
+	dst = append(dst, "\n"+frontmatterDelim+"\n\n"...)
+	dst = append(dst, body...)
+	return append(dst, '\n')
 }
 
 // decodeFrontmatter parses the YAML between the delimiters into an

@@ -478,10 +478,10 @@ func TestFixtureFields(t *testing.T) {
 	assert.Equal(t, []string{"sales", "q1", "dataset"}, ds.Tags())
 }
 
-// TestEncodeWithin: the node EncodeWithin reads back is the one ParseWithin
+// TestAppendEncoded: the node AppendEncoded reads back is the one ParseWithin
 // reads from the same bytes, refusals included, whether or not it shares
 // the written node's body.
-func TestEncodeWithin(t *testing.T) {
+func TestAppendEncoded(t *testing.T) {
 	front := func(title any) *Frontmatter {
 		return NewFrontmatter(Field{Key: "id", Value: "ops/x"}, Field{Key: "type", Value: "note"}, Field{Key: "title", Value: title})
 	}
@@ -515,7 +515,10 @@ func TestEncodeWithin(t *testing.T) {
 				n.Front.Set("links", []any{map[string]any{"rel": "a", "target": "b"}, map[string]any{"rel": "a", "target": "c"}})
 				lim.Links = 1
 			}
-			data, back, err := EncodeWithin(n, lim)
+			prefix := []byte("kept")
+			out, back, err := AppendEncoded(prefix, n, lim)
+			require.Equal(t, "kept", string(out[:len(prefix)]), "dst is appended to")
+			data := out[len(prefix):]
 			require.Equal(t, string(n.Bytes()), string(data))
 			want, wantErr := ParseWithin(n.ID, data, lim)
 			require.Equal(t, wantErr, err)
@@ -529,13 +532,13 @@ func TestEncodeWithin(t *testing.T) {
 	}
 }
 
-func FuzzEncodeWithin(f *testing.F) {
+func FuzzAppendEncoded(f *testing.F) {
 	f.Add("T", "# T\n\n- [[ops/a]] — A.\n")
 	f.Add("a\n---\nb", "x\n---\ny\n")
 	f.Add("T", "\r\n")
 	f.Fuzz(func(t *testing.T, title, body string) {
 		n := &Node{ID: "fuzz", Front: NewFrontmatter(Field{Key: "id", Value: "fuzz"}, Field{Key: "title", Value: title}), Body: body}
-		data, back, err := EncodeWithin(n, ReadLimits{})
+		data, back, err := AppendEncoded(nil, n, ReadLimits{})
 		want, wantErr := ParseWithin(n.ID, data, ReadLimits{})
 		require.Equal(t, wantErr, err)
 		require.Equal(t, want, back)

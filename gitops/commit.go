@@ -33,7 +33,8 @@ type Options struct {
 	// written to them, which are hashed instead of read back: a folder's
 	// index is rewritten whole by every write into the folder. The stat
 	// data is still read from the file, and a file whose size is not the
-	// length of its bytes here is read back as usual.
+	// length of its bytes here is read back as usual. Commit keeps none of
+	// these slices once it returns: the caller may reuse them.
 	Written map[string][]byte
 }
 

@@ -141,13 +141,15 @@ func deltaFits(n, size int) bool {
 }
 
 // add puts po, the entry of o, into the round; a whole version of a path
-// becomes the base of its later versions.
+// becomes the base of its later versions, on a copy of its bytes: they
+// may be the caller's (Options.Written), who may reuse them once Commit
+// returns.
 func (p *pending) add(o newObject, po pendingObject) {
 	if p.has == nil {
 		p.has, p.bases = map[plumbing.Hash]bool{}, map[string]deltaRef{}
 	}
 	if o.key != "" && len(o.data) > 0 && po.base.IsZero() {
-		p.bases[o.key] = deltaRef{hash: o.hash, base: newDeltaBase(o.data), at: len(p.objs)}
+		p.bases[o.key] = deltaRef{hash: o.hash, base: newDeltaBase(bytes.Clone(o.data)), at: len(p.objs)}
 	}
 	p.objs = append(p.objs, po)
 	p.has[o.hash] = true

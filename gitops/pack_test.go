@@ -454,3 +454,31 @@ func TestAbandonedSpillIsRemoved(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, left)
 }
+
+// TestWrittenBytesAreNotKept: a caller may reuse the bytes it passed as
+// Options.Written once Commit returns: scribbling over them changes
+// neither the version they were nor the later versions stored as deltas
+// against it.
+func TestWrittenBytesAreNotKept(t *testing.T) {
+	dir, r := newForest(t)
+	ctx := context.Background()
+	const n = 6
+	buf := make([]byte, 0, 256<<10)
+	for i := range n {
+		text := indexText(800 + i*3)
+		writeFile(t, dir, "g/_index.md", text)
+		buf = append(buf[:0], text...)
+		opt := at(i + 1)
+		opt.Written = map[string][]byte{"g/_index.md": buf}
+		_, err := r.Commit(ctx, Message{Subject: fmt.Sprintf("plant(g): %d", i)}, []string{"g/_index.md"}, nil, opt)
+		require.NoError(t, err)
+		for j := range buf {
+			buf[j] = 'x'
+		}
+	}
+	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
+	for i := range n {
+		rev := fmt.Sprintf("HEAD~%d", n-1-i)
+		assert.Equal(t, indexText(800+i*3), gitCmd(t, dir, "show", rev+":g/_index.md"), "version %d", i)
+	}
+}
