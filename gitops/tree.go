@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -207,7 +208,7 @@ func (b *treeBuilder) splice(ents []*index.Entry, pre int, old treeEnc, dirty []
 		}
 		changes = append(changes, ch)
 	}
-	enc := treeEnc{data: make([]byte, 0, size), at: make([]int32, 0, len(old.at)+len(changes))}
+	enc := newTreeEnc(size, len(old.at)+len(changes))
 	next := 0 // the first old item not copied or replaced yet
 	copyTo := func(k int) {
 		if k <= next {
@@ -265,9 +266,39 @@ func (c *indexCache) keep(prefix string, enc treeEnc) {
 	if c.encs == nil {
 		c.encs, c.dirty = map[string]treeEnc{}, map[string][]string{}
 	}
+	if old, ok := c.encs[prefix]; ok {
+		putTreeEnc(old)
+	}
 	c.encs[prefix] = enc
 	c.dirty[prefix] = c.dirty[prefix][:0]
 }
+
+// treeEncs keeps the buffers of encodings a splice replaced, for the next
+// splice: a folder of 2,000 files is a 100 KB tree spliced on every commit
+// into it. An encoding the cache no longer keeps is free once its commit
+// returned (its pack entry is compressed, and a delta base is a copy), and
+// a commit that fails drops the whole cache (commitLocked).
+var treeEncs = sync.Pool{New: func() any { return new(treeEnc) }}
+
+// newTreeEnc returns an empty encoding with room for size bytes and n
+// items, from treeEncs when a buffer there is large enough. A new buffer
+// has an eighth more room: the folder a run of writes goes into grows by
+// an item per commit.
+func newTreeEnc(size, n int) treeEnc {
+	enc := *treeEncs.Get().(*treeEnc)
+	enc.data, enc.at = enc.data[:0], enc.at[:0]
+	if cap(enc.data) < size {
+		enc.data = make([]byte, 0, size+size/8)
+	}
+	if cap(enc.at) < n {
+		enc.at = make([]int32, 0, n+n/8)
+	}
+	return enc
+}
+
+// putTreeEnc gives enc's buffers to treeEncs; its owner never reads it
+// again.
+func putTreeEnc(enc treeEnc) { treeEncs.Put(&enc) }
 
 // touch notes that the item key (a sort key, see treeEnc.key) of the tree
 // at prefix changed, when that tree's encoding is kept.
