@@ -260,7 +260,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 		c.file, c.head, c.tree, c.enc = fi, h, tree, enc
 		r.cache = c
 	}
-	r.maybeRewrite()
+	r.maybeMerge()
 	return h.String(), nil
 }
 
@@ -301,7 +301,7 @@ func (r *Repo) stage(c *indexCache, p string, data []byte) error {
 }
 
 // putObject adds an object to the commit's pack (pack.go) and returns its
-// hash. key names the path the object is a version of, so the round pack
+// hash. key names the path the object is a version of, so the round
 // stores it as a delta against an earlier version ("" for none).
 func (r *Repo) putObject(t plumbing.ObjectType, data []byte, key string) plumbing.Hash {
 	h := plumbing.ComputeHash(t, data)
@@ -316,7 +316,7 @@ func (r *Repo) putObject(t plumbing.ObjectType, data []byte, key string) plumbin
 // for a hit that comes only when content returns to an earlier version,
 // and a duplicate object is harmless to git and go-git alike.
 func (r *Repo) putHashed(h plumbing.Hash, t plumbing.ObjectType, data []byte, key string) {
-	if r.pend.has[h] || slices.ContainsFunc(r.batch, func(o newObject) bool { return o.hash == h }) {
+	if _, ok := r.pend.at[h]; ok || slices.ContainsFunc(r.batch, func(o newObject) bool { return o.hash == h }) {
 		return
 	}
 	r.batch = append(r.batch, newObject{hash: h, typ: t, data: data, key: key})
@@ -334,7 +334,7 @@ func (r *Repo) refuseUnchanged(c *indexCache, tree, parent plumbing.Hash) error 
 		hc, err := object.GetCommit(r.st, parent)
 		if err != nil {
 			// In a pack of ours the write storage has not indexed, or
-			// listed in one a rewrite has deleted since (pack.go).
+			// listed in one a merge has deleted since (pack.go).
 			r.st.Reindex()
 			hc, err = object.GetCommit(r.st, parent)
 		}

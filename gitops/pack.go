@@ -39,28 +39,28 @@ import (
 // (delta.go; deltaFits says when a version is whole again), compressed
 // once. Each commit pack holds its objects as the round does, with the
 // bases of its deltas repeated so it reads on its own. Every
-// packsPerRewrite commit packs, the round's objects are written again as
-// one round pack, which supersedes the commit packs and the previous round
-// pack; once the round's compressed bytes pass packAfter the round ends
-// and its last round pack stays. Rewriting is concatenation: entries are
-// kept compressed.
+// packsPerMerge commit packs, a merge writes their objects again as one
+// segment of the round, taking in the segments that carry (maybeMerge),
+// and the new pack supersedes what it took in; once the round's
+// compressed bytes pass packAfter the round ends, a last merge writes all
+// of it as one pack, and that pack stays. Merging is concatenation:
+// entries are kept compressed.
 //
-// Superseded packs are deleted one rewrite later, not at once, so a
-// reader that listed the packs just before the new one appeared still
-// finds them. A failed rewrite leaves the commit packs, which are
-// complete: the round pack is an optimisation, never the record.
+// Superseded packs are deleted one merge later, not at once, so a reader
+// that listed the packs just before the new one appeared still finds
+// them. A failed merge leaves the commit packs, which are complete: the
+// segments are an optimisation, never the record.
 
 // packAfter is how many compressed bytes a round holds before it ends; it
-// bounds the memory the round's entries take and the bytes each rewrite
-// copies.
+// bounds the memory the round's entries take and the bytes a merge copies.
 var packAfter = 4 << 20
 
-// packsPerRewrite is how many commit packs accumulate before the round
-// pack is rewritten: it bounds the packs a reader lists. commitPackBytes
+// packsPerMerge is how many commit packs accumulate before a merge: it
+// bounds the packs a reader lists. commitPackBytes
 // bounds their size the same way, since every commit pack repeats the
 // bases of its deltas.
 var (
-	packsPerRewrite = 32
+	packsPerMerge   = 32
 	commitPackBytes = 8 << 20
 )
 
@@ -72,8 +72,8 @@ type newObject struct {
 	key  string // the path it is a version of; "" for none
 }
 
-// pendingObject is an object of the current round as the round pack
-// holds it: the zlib stream of its whole bytes, or of a delta against the
+// pendingObject is an object of the current round as the round's packs
+// hold it: the zlib stream of its whole bytes, or of a delta against the
 // last whole version of its path (base).
 type pendingObject struct {
 	hash plumbing.Hash
@@ -90,16 +90,24 @@ type pendingObject struct {
 // pending is the current round.
 type pending struct {
 	objs  []pendingObject
-	has   map[plumbing.Hash]bool
-	bytes int                 // compressed bytes in objs
-	bases map[string]deltaRef // path key -> its last whole version in this round
-	// commits are the commit packs written since the last rewrite, round
-	// the round pack they will join, doomed the packs the last rewrite
-	// superseded (all as paths without extension).
+	at    map[plumbing.Hash]int // where objs holds each object
+	bytes int                   // compressed bytes in objs
+	bases map[string]deltaRef   // path key -> its last whole version in this round
+	// commits are the commit packs written since the last merge, segs the
+	// packs merges wrote, which hold objs in order, doomed the packs the
+	// last merge superseded (all as paths without extension).
 	commits     []string
 	commitBytes int
-	round       string
+	segs        []segment
 	doomed      []string
+}
+
+// segment is a pack of the round a merge wrote: it holds objs[from:to],
+// after the bases of their deltas that come before from.
+type segment struct {
+	name     string
+	from, to int
+	level    int // how many merges of fanIn segments it is the result of
 }
 
 // deltaRef is the last whole version of a path in the round: the base
@@ -145,14 +153,14 @@ func deltaFits(n, size int) bool {
 // may be the caller's (Options.Written), who may reuse them once Commit
 // returns.
 func (p *pending) add(o newObject, po pendingObject) {
-	if p.has == nil {
-		p.has, p.bases = map[plumbing.Hash]bool{}, map[string]deltaRef{}
+	if p.at == nil {
+		p.at, p.bases = map[plumbing.Hash]int{}, map[string]deltaRef{}
 	}
 	if o.key != "" && len(o.data) > 0 && po.base.IsZero() {
 		p.bases[o.key] = deltaRef{hash: o.hash, base: newDeltaBase(bytes.Clone(o.data)), at: len(p.objs)}
 	}
+	p.at[o.hash] = len(p.objs)
 	p.objs = append(p.objs, po)
-	p.has[o.hash] = true
 	p.bytes += len(po.z)
 }
 
@@ -235,41 +243,50 @@ func (r *Repo) writeCommitPack() error {
 	return nil
 }
 
-// maybeRewrite writes the round pack once enough commit packs or bytes
-// accumulated, then deletes what the previous rewrite superseded.
-// Callers hold r.mu.
-func (r *Repo) maybeRewrite() {
+// maybeMerge merges the commit packs into a pack of the round once
+// enough of them or their bytes accumulated, then deletes what the
+// previous merge superseded. Callers hold r.mu.
+//
+// Merges go by levels, as a binary counter carries: the commit packs
+// become a segment of level 0, and fanIn segments of one level become one
+// of the next, so every object is copied once per level, not once per
+// merge: rewriting the whole round on every merge copied 140 MB to adopt
+// 2,000 man pages, and more per document the longer the round. When the
+// round ends, one last merge writes all of it as one pack, which stays.
+func (r *Repo) maybeMerge() {
 	p := &r.pend
 	switch {
 	case len(p.commits) == 0:
 		return
-	case len(p.commits) < packsPerRewrite && p.commitBytes < commitPackBytes && p.bytes < packAfter:
+	case len(p.commits) < packsPerMerge && p.commitBytes < commitPackBytes && p.bytes < packAfter:
 		return
 	}
-	w := newPackWriter(r.packDir(), len(p.objs), p.bytes)
-	defer w.release()
-	for i := range p.objs {
-		w.add(&p.objs[i])
+	ends := p.bytes >= packAfter
+	keep, level := p.mergeFrom(ends)
+	from := 0
+	if keep > 0 {
+		from = p.segs[keep-1].to
 	}
-	name, err := w.install(r.packDir())
+	name, err := p.writeSegment(r.packDir(), from)
 	if err != nil {
 		return // the commit packs stay; they are complete
 	}
 	for _, old := range p.doomed {
 		removePack(old)
 	}
-	p.doomed = append(p.commits, p.round)
-	if p.round == "" {
-		p.doomed = p.commits
+	p.doomed = p.commits
+	for _, sg := range p.segs[keep:] {
+		p.doomed = append(p.doomed, sg.name)
 	}
-	p.commits, p.commitBytes, p.round = nil, 0, name
-	if p.bytes < packAfter {
+	p.segs = append(p.segs[:keep], segment{name: name, from: from, to: len(p.objs), level: level})
+	p.commits, p.commitBytes = nil, 0
+	if !ends {
 		// The round goes on and answers for its objects (putObject), so
 		// the write storage need not index its new pack: reindexing every
-		// pack on every rewrite cost more than the rewrite itself. What
-		// the storage still lists of the doomed packs, the round pack
-		// holds too; a read through a pack gone since is retried after a
-		// reindex (refuseUnchanged).
+		// pack on every merge cost more than the merge itself. What the
+		// storage still lists of the doomed packs, the segment holds too;
+		// a read through a pack gone since is retried after a reindex
+		// (refuseUnchanged).
 		if fi, err := os.Stat(r.packDir()); err == nil {
 			r.packs = fi.ModTime()
 		}
@@ -277,9 +294,62 @@ func (r *Repo) maybeRewrite() {
 	}
 	// The round ends and its pack stays: from now on the write storage
 	// answers for the round's objects, so it indexes the packs again.
-	p.objs, p.has, p.bases, p.bytes, p.round = nil, nil, nil, 0, ""
+	p.objs, p.at, p.bases, p.bytes, p.segs = nil, nil, nil, 0, nil
 	r.prefix = packPrefix{} // its bases are the round's entries
 	r.packs = time.Time{}
+}
+
+// fanIn is how many segments of one level a merge makes one of.
+const fanIn = 4
+
+// mergeFrom says which segments the next merge takes in with the commit
+// packs (segs[keep:]) and the level of the segment it writes: the ones
+// that carry, or all of them when the round ends.
+func (p *pending) mergeFrom(ends bool) (keep, level int) {
+	if ends {
+		return 0, 0
+	}
+	keep = len(p.segs)
+	for {
+		j := keep
+		for j > 0 && p.segs[j-1].level == level {
+			j--
+		}
+		if keep-j < fanIn-1 {
+			return keep, level
+		}
+		keep, level = j, level+1
+	}
+}
+
+// writeSegment writes objs[from:] as one pack into dir, after the bases of
+// their deltas that come before from, and returns its path without
+// extension.
+func (p *pending) writeSegment(dir string, from int) (string, error) {
+	var outside []int // the bases before from, in order
+	for i := from; i < len(p.objs); i++ {
+		b := p.objs[i].base
+		if at, ok := p.at[b]; ok && !b.IsZero() && at < from && !slices.Contains(outside, at) {
+			outside = append(outside, at)
+		}
+	}
+	slices.Sort(outside)
+	size := 0
+	for _, at := range outside {
+		size += len(p.objs[at].z)
+	}
+	for i := from; i < len(p.objs); i++ {
+		size += len(p.objs[i].z)
+	}
+	w := newPackWriter(dir, len(outside)+len(p.objs)-from, size)
+	defer w.release()
+	for _, at := range outside {
+		w.add(&p.objs[at])
+	}
+	for i := from; i < len(p.objs); i++ {
+		w.add(&p.objs[i])
+	}
+	return w.install(dir)
 }
 
 // removePack deletes a pack and its index, the pack first (see install).
@@ -289,10 +359,10 @@ func removePack(name string) {
 }
 
 // packWriter assembles a pack and its index. A commit pack is kept in
-// memory until install; a pack expected to pass spillAbove (a round pack)
+// memory until install; a pack expected to pass spillAbove (a merge)
 // spills to a temporary file in its directory in chunks of spillChunk, so
 // its bytes are copied once, into the file, and never sit in one large
-// buffer: a fresh buffer of a few MiB for each rewrite cost its
+// buffer: a fresh buffer of a few MiB for each merge cost its
 // allocation, its zeroing and its page faults, more than the copy itself.
 type packWriter struct {
 	buf     *bytes.Buffer
@@ -361,7 +431,7 @@ func (r *Repo) resumeSum(w *packWriter, bases []pendingObject) {
 // zeroing and the collector's time to free it.
 var packBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// maxPooledPack is the largest buffer packBufs keeps: a round pack of a
+// maxPooledPack is the largest buffer packBufs keeps: a merged pack of a
 // few MiB is kept, an unusually large one left to the collector.
 const maxPooledPack = 16 << 20
 

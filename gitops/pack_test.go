@@ -163,10 +163,10 @@ func FuzzCommonEnds(f *testing.F) {
 // TestPackedHistoryReadsBack: a Repo that packs as it goes (tiny rounds
 // here) leaves a history git and go-git read whole, every version of a
 // growing index included, writes no loose object, and keeps the number of
-// packs bounded by deleting what each rewrite superseded.
+// packs bounded by deleting what each merge superseded.
 func TestPackedHistoryReadsBack(t *testing.T) {
-	defer func(a, b int) { packAfter, packsPerRewrite = a, b }(packAfter, packsPerRewrite)
-	packAfter, packsPerRewrite = 64<<10, 8
+	defer func(a, b int) { packAfter, packsPerMerge = a, b }(packAfter, packsPerMerge)
+	packAfter, packsPerMerge = 64<<10, 8
 	dir, r := newForest(t)
 	ctx := context.Background()
 	const n = 120
@@ -180,15 +180,15 @@ func TestPackedHistoryReadsBack(t *testing.T) {
 	packs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
 	require.NoError(t, err)
 	assert.NotEmpty(t, packs, "the history was packed")
-	// Per round: its pack, at most packsPerRewrite commit packs, and what
-	// the last rewrite superseded; plus the packs of finished rounds.
+	// Per round: its pack, at most packsPerMerge commit packs, and what
+	// the last merge superseded; plus the packs of finished rounds.
 	rounds := 0
 	for _, p := range packs {
 		if fi, err := os.Stat(strings.TrimSuffix(p, ".idx") + ".pack"); err == nil && fi.Size() > 16<<10 {
 			rounds++
 		}
 	}
-	assert.LessOrEqual(t, len(packs), rounds+2*packsPerRewrite+2, "superseded packs are deleted")
+	assert.LessOrEqual(t, len(packs), rounds+2*packsPerMerge+2, "superseded packs are deleted")
 	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
 	assert.Empty(t, gitCmd(t, dir, "status", "--porcelain"))
 	counts := gitCmd(t, dir, "count-objects", "-v")
@@ -219,12 +219,12 @@ func TestPackedHistoryReadsBack(t *testing.T) {
 
 // TestLargeObjectsReadBack: a growing large object goes into each commit
 // pack as a delta with its base repeated beside it, small ones whole
-// beside them; across commits and a rewrite, git and go-git read every
+// beside them; across commits and a merge, git and go-git read every
 // version of both exactly, and a commit pack holds far less than the
 // large object's versions whole.
 func TestLargeObjectsReadBack(t *testing.T) {
-	defer func(b int) { packsPerRewrite = b }(packsPerRewrite)
-	packsPerRewrite = 3
+	defer func(b int) { packsPerMerge = b }(packsPerMerge)
+	packsPerMerge = 3
 	dir, r := newForest(t)
 	ctx := context.Background()
 	const n = 7
@@ -404,9 +404,9 @@ func TestRestagedBlobIsNotPackedAgain(t *testing.T) {
 // after a repeated base) and round packs verify with git, every version
 // reads back, and no temporary file is left behind.
 func TestSpilledPacksReadBack(t *testing.T) {
-	defer func(a, b, c, d int) { spillAbove, spillChunk, packAfter, packsPerRewrite = a, b, c, d }(
-		spillAbove, spillChunk, packAfter, packsPerRewrite)
-	spillAbove, spillChunk, packAfter, packsPerRewrite = 0, 1<<10, 256<<10, 4
+	defer func(a, b, c, d int) { spillAbove, spillChunk, packAfter, packsPerMerge = a, b, c, d }(
+		spillAbove, spillChunk, packAfter, packsPerMerge)
+	spillAbove, spillChunk, packAfter, packsPerMerge = 0, 1<<10, 256<<10, 4
 	dir, r := newForest(t)
 	ctx := context.Background()
 	const n = 24
@@ -422,12 +422,12 @@ func TestSpilledPacksReadBack(t *testing.T) {
 		if cs := r.pend.commits; len(cs) > 0 {
 			gitCmd(t, dir, "verify-pack", cs[len(cs)-1]+".idx")
 		}
-		if r.pend.round != "" {
-			gitCmd(t, dir, "verify-pack", r.pend.round+".idx")
+		if sg := r.pend.segs; len(sg) > 0 {
+			gitCmd(t, dir, "verify-pack", sg[len(sg)-1].name+".idx")
 			rounds++
 		}
 	}
-	require.Positive(t, rounds, "some round pack was written")
+	require.Positive(t, rounds, "some segment was written")
 	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
 	temps, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "tmp_pack_*"))
 	require.NoError(t, err)
@@ -481,4 +481,90 @@ func TestWrittenBytesAreNotKept(t *testing.T) {
 		rev := fmt.Sprintf("HEAD~%d", n-1-i)
 		assert.Equal(t, indexText(800+i*3), gitCmd(t, dir, "show", rev+":g/_index.md"), "version %d", i)
 	}
+}
+
+// TestMergesCarryByLevels: the commit packs become a segment of level 0,
+// and fanIn segments of a level merge into one of the next, as a counter
+// carries; the end of a round merges everything.
+func TestMergesCarryByLevels(t *testing.T) {
+	levels := func(ls ...int) []segment {
+		var segs []segment
+		for _, l := range ls {
+			segs = append(segs, segment{level: l})
+		}
+		return segs
+	}
+	tests := []struct {
+		name      string
+		segs      []segment
+		ends      bool
+		keep, lvl int
+	}{
+		{"first merge", nil, false, 0, 0},
+		{"level 0 grows", levels(0, 0), false, 2, 0},
+		{"level 0 carries", levels(0, 0, 0), false, 0, 1},
+		{"carry stops at a lower count", levels(1, 0, 0, 0), false, 1, 1},
+		{"carry runs on", levels(1, 1, 1, 0, 0, 0), false, 0, 2},
+		{"a higher level stays", levels(2, 1, 1, 1, 0, 0, 0), false, 1, 2},
+		{"the round ends", levels(2, 1, 0), true, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := pending{segs: tt.segs}
+			keep, lvl := p.mergeFrom(tt.ends)
+			assert.Equal(t, tt.keep, keep, "keep")
+			assert.Equal(t, tt.lvl, lvl, "level")
+		})
+	}
+}
+
+// TestSegmentsHoldTheRound: across many merges of several levels and the
+// ends of rounds, the packs left once what the merges superseded is gone
+// hold every version of a growing index and of the pages beside it,
+// verify with git, and stay few.
+func TestSegmentsHoldTheRound(t *testing.T) {
+	defer func(a, b int) { packAfter, packsPerMerge = a, b }(packAfter, packsPerMerge)
+	packAfter, packsPerMerge = 96<<10, 2
+	dir, r := newForest(t)
+	ctx := context.Background()
+	const n = 150
+	maxLevel, ended, objs := 0, 0, 0
+	for i := range n {
+		writeFile(t, dir, "g/_index.md", indexText(300+i))
+		writeFile(t, dir, fmt.Sprintf("g/page-%04d.md", i), strings.Repeat(fmt.Sprintf("page %d\n", i), 60))
+		_, err := r.Commit(ctx, Message{Subject: fmt.Sprintf("plant(g/page-%04d): P", i)},
+			[]string{"g/_index.md", fmt.Sprintf("g/page-%04d.md", i)}, nil, at(i+1))
+		require.NoError(t, err)
+		for _, sg := range r.pend.segs {
+			maxLevel = max(maxLevel, sg.level)
+		}
+		if len(r.pend.objs) < objs {
+			ended++
+		}
+		objs = len(r.pend.objs)
+	}
+	require.Positive(t, ended, "rounds ended")
+	require.GreaterOrEqual(t, maxLevel, 2, "merges carried to level 2")
+	for _, old := range r.pend.doomed {
+		removePack(old)
+	}
+	idxs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
+	require.NoError(t, err)
+	for _, idx := range idxs {
+		gitCmd(t, dir, "verify-pack", idx)
+	}
+	assert.LessOrEqual(t, len(r.pend.segs), (fanIn-1)*(maxLevel+1)+1, "segments per round")
+	assert.Len(t, idxs, ended+len(r.pend.segs)+len(r.pend.commits),
+		"a pack per ended round, the round's segments and commit packs, nothing else")
+	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
+	for i := range n {
+		rev := fmt.Sprintf("HEAD~%d", n-1-i)
+		require.Equal(t, indexText(300+i), gitCmd(t, dir, "show", rev+":g/_index.md"), "version %d", i)
+	}
+	c := goGitHead(t, dir)
+	f, err := c.File("g/page-0000.md")
+	require.NoError(t, err)
+	got, err := f.Contents()
+	require.NoError(t, err)
+	assert.Equal(t, strings.Repeat("page 0\n", 60), got)
 }
