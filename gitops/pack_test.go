@@ -226,23 +226,13 @@ func TestLargeObjectsReadBack(t *testing.T) {
 	defer func(b int) { packsPerMerge = b }(packsPerMerge)
 	packsPerMerge = 3
 	dir, r := newForest(t)
-	ctx := context.Background()
 	const n = 7
 	const large = 64 << 10
 	big := func(i int) string { return indexText(large/60 + i*4) } // > large, growing
 	small := func(i int) string { return fmt.Sprintf("page %d\n", i) }
 	require.Greater(t, len(big(0)), large)
 	for i := range n {
-		writeFile(t, dir, "g/_index.md", big(i))
-		writeFile(t, dir, "g/page.md", small(i))
-		_, err := r.Commit(ctx, Message{Subject: fmt.Sprintf("plant(g/page): %d", i)},
-			[]string{"g/_index.md", "g/page.md"}, nil, at(i+1))
-		require.NoError(t, err)
-		// Checksums and CRCs of each commit pack, whose checksum may resume
-		// from the last one's prefix (the same repeated base).
-		if cs := r.pend.commits; len(cs) > 0 {
-			gitCmd(t, dir, "verify-pack", cs[len(cs)-1]+".idx")
-		}
+		commitPage(t, dir, r, i, big(i), small(i))
 	}
 	assert.NotEmpty(t, r.prefix.bases, "commit packs repeated a base")
 	assert.Empty(t, gitCmd(t, dir, "fsck", "--strict", "--no-progress"))
@@ -278,6 +268,22 @@ func TestLargeObjectsReadBack(t *testing.T) {
 			c, err = c.Parent(0)
 			require.NoError(t, err)
 		}
+	}
+}
+
+// commitPage commits version i of g/_index.md and g/page.md, then has git
+// verify the checksums and CRCs of the commit pack it wrote, whose
+// checksum may resume from the last one's prefix (the same repeated
+// base).
+func commitPage(t *testing.T, dir string, r *Repo, i int, index, page string) {
+	t.Helper()
+	writeFile(t, dir, "g/_index.md", index)
+	writeFile(t, dir, "g/page.md", page)
+	_, err := r.Commit(context.Background(), Message{Subject: fmt.Sprintf("plant(g/page): %d", i)},
+		[]string{"g/_index.md", "g/page.md"}, nil, at(i+1))
+	require.NoError(t, err)
+	if cs := r.pend.commits; len(cs) > 0 {
+		gitCmd(t, dir, "verify-pack", cs[len(cs)-1]+".idx")
 	}
 }
 
@@ -408,20 +414,12 @@ func TestSpilledPacksReadBack(t *testing.T) {
 		spillAbove, spillChunk, packAfter, packsPerMerge)
 	spillAbove, spillChunk, packAfter, packsPerMerge = 0, 1<<10, 256<<10, 4
 	dir, r := newForest(t)
-	ctx := context.Background()
 	const n = 24
 	big := func(i int) string { return indexText(200 + i*40) }
 	page := func(i int) string { return strings.Repeat(fmt.Sprintf("page %d\n", i), 400) }
 	rounds := 0
 	for i := range n {
-		writeFile(t, dir, "g/_index.md", big(i))
-		writeFile(t, dir, "g/page.md", page(i))
-		_, err := r.Commit(ctx, Message{Subject: fmt.Sprintf("plant(g/page): %d", i)},
-			[]string{"g/_index.md", "g/page.md"}, nil, at(i+1))
-		require.NoError(t, err)
-		if cs := r.pend.commits; len(cs) > 0 {
-			gitCmd(t, dir, "verify-pack", cs[len(cs)-1]+".idx")
-		}
+		commitPage(t, dir, r, i, big(i), page(i))
 		if sg := r.pend.segs; len(sg) > 0 {
 			gitCmd(t, dir, "verify-pack", sg[len(sg)-1].name+".idx")
 			rounds++
