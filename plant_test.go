@@ -268,3 +268,36 @@ func TestPlantKeepsALargeIndexRecordExact(t *testing.T) {
 		assert.Equal(t, budget.EstimateTokens(n.Body), rec.BodyTokens, "after plant %d", i)
 	}
 }
+
+// TestRefusedCommitLeavesTheCatalog: the catalog is written while git
+// commits, and a commit git refuses leaves its rows as they were, put
+// back with the files by the repair that follows the failed write.
+func TestRefusedCommitLeavesTheCatalog(t *testing.T) {
+	ctx := context.Background()
+	v, dir := writableFixture(t)
+	spec := func(id string) NodeSpec {
+		return NodeSpec{ID: id, Type: "note", Title: "Refused", Summary: "A note whose commit is refused.",
+			Parent: "operations/_index"}
+	}
+	parent, _, err := v.cat.Get(ctx, "operations/_index")
+	require.NoError(t, err)
+
+	lock := filepath.Join(dir, ".git", "index.lock")
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+	_, err = v.Plant(ctx, spec("operations/refused"), PlantOptions{})
+	require.Error(t, err)
+	require.NoError(t, os.Remove(lock))
+
+	_, ok, err := v.cat.Get(ctx, "operations/refused")
+	require.NoError(t, err)
+	assert.False(t, ok, "no row for a node git refused")
+	after, _, err := v.cat.Get(ctx, "operations/_index")
+	require.NoError(t, err)
+	assert.Equal(t, parent, after, "the parent's row is as it was")
+
+	_, err = v.Plant(ctx, spec("operations/accepted"), PlantOptions{})
+	require.NoError(t, err, "the catalog's writer is free again")
+	_, ok, err = v.cat.Get(ctx, "operations/accepted")
+	require.NoError(t, err)
+	assert.True(t, ok)
+}

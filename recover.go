@@ -16,8 +16,9 @@ import (
 // writer reads that log and settles the write one way, decided by git:
 // if its commit had reached the branch the write is completed (the index,
 // the catalog), otherwise every file it touched is put back as HEAD has
-// it. Either way the forest is again what a commit describes, and every
-// write that was acknowledged is in HEAD.
+// it, and the catalog rows of its nodes with them (a write updates the
+// catalog while git commits). Either way the forest is again what a
+// commit describes, and every write that was acknowledged is in HEAD.
 type Recovery struct {
 	// Op is the interrupted write: plant, graft, prune, transplant, ...
 	Op string `json:"op"`

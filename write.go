@@ -198,20 +198,39 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 		}
 		del = append(del, id+forest.NodeExt)
 	}
+	upsert := t.upsertCatalog(ctx)
+	received := false
+	defer func() {
+		if !received { // git panicked: the catalog's writer must not be left mid-upsert
+			<-upsert
+		}
+	}()
 	sha, err := t.v.repo.Commit(ctx, gitops.Message{Subject: subject}, add, del,
 		gitops.Options{When: t.v.now(), Written: written})
+	up := <-upsert
+	received = true
 	if err != nil {
+		// The catalog may hold the write already; the repair that follows
+		// a write that did not commit (settle) puts it back with the files.
 		return "", errors.Join(err, t.rollback())
 	}
 	t.committed = true
-	t.syncCatalog(ctx)
+	t.syncCatalog(ctx, up)
 	return sha, nil
 }
 
-// syncCatalog brings the derived catalog in step. The commit has landed,
-// so a catalog failure is logged, not returned: files are the truth and
-// reindex repairs the catalog.
-func (t *txn) syncCatalog(ctx context.Context) {
+// catalogUpsert is what upsertCatalog did: the catalog generation it
+// started from, and its error.
+type catalogUpsert struct {
+	before int64
+	err    error
+}
+
+// upsertCatalog writes the records of the write's nodes into the catalog
+// on another goroutine, so that the catalog's work overlaps git's commit
+// of the same files instead of following it. The records are summed here:
+// the body sums memo belongs to the writer, not to the goroutine.
+func (t *txn) upsertCatalog(ctx context.Context) <-chan catalogUpsert {
 	recs := make([]catalog.Record, len(t.puts))
 	for i, n := range t.puts {
 		var sums *bodysum.Memo
@@ -221,9 +240,21 @@ func (t *txn) syncCatalog(ctx context.Context) {
 		recs[i] = recordSummed(n, sums)
 	}
 	before := t.v.generation(ctx)
-	if err := t.v.cat.Upsert(ctx, recs...); err != nil {
+	out := make(chan catalogUpsert, 1)
+	go func() {
+		out <- catalogUpsert{before: before, err: t.v.cat.Upsert(ctx, recs...)}
+	}()
+	return out
+}
+
+// syncCatalog brings the rest of the derived state in step once the
+// commit has landed. A catalog failure is logged, not returned: files are
+// the truth and reindex repairs the catalog.
+func (t *txn) syncCatalog(ctx context.Context, up catalogUpsert) {
+	before := up.before
+	if up.err != nil {
 		before = -1 // the catalog did not move with the files: trust nothing remembered
-		t.v.log.Error("catalog upsert after commit failed; reindex repairs it", "err", err)
+		t.v.log.Error("catalog upsert of a committed write failed; reindex repairs it", "err", up.err)
 	}
 	t.v.canopy.Written(ctx, writtenIDs(t.puts)...)
 	if len(t.removes) > 0 {

@@ -5,9 +5,10 @@
 // (internal/journal); the next writer reads that log and settles the
 // write one way, decided by git: if its commit had reached the branch the
 // write is completed (the derived catalog is brought in step), otherwise
-// every file it touched is put back as HEAD has it. Either way the forest
-// is again what a commit describes, and every acknowledged write is in
-// HEAD.
+// every file it touched is put back as HEAD has it, and the catalog with
+// them: a writer updates its catalog while git commits, so the catalog
+// may hold a write whose commit never landed. Either way the forest is
+// again what a commit describes, and every acknowledged write is in HEAD.
 //
 // A Recoverer runs with the forest's writer lock held and is not safe for
 // concurrent use; the lock and the writer's mutex serialise its callers.
@@ -38,8 +39,10 @@ type Result struct {
 }
 
 // CompleteFunc brings the derived state in step with node files (forest-
-// relative paths) a landed write changed, answering how many catalog rows
-// it wrote and deleted.
+// relative paths): written ones are read again, removed ones dropped. It
+// answers how many catalog rows it wrote and deleted. A landed write is
+// completed with the files it changed; an undone one is followed by the
+// files it put back (written) and the new ones it took away (removed).
 type CompleteFunc func(ctx context.Context, written, removed []string) (put, del int, err error)
 
 // Recoverer repairs the write a dead writer left. A nil Journal (a
@@ -53,7 +56,8 @@ type Recoverer struct {
 }
 
 // New returns a Recoverer of the forest at root, whose writes j logs and
-// repo commits; complete finishes a write whose commit landed.
+// repo commits; complete brings the catalog in step with the files a
+// repair settled.
 func New(j *journal.Log, repo *gitops.Repo, root forest.Root, complete CompleteFunc, log *slog.Logger) *Recoverer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -124,7 +128,7 @@ func (r *Recoverer) settle(ctx context.Context, recs []journal.Record, began tim
 	if landed {
 		err = r.completeWrite(ctx, recs[1:], res)
 	} else {
-		err = r.undoWrite(recs[1:], head, res)
+		err = r.undoWrite(ctx, recs[1:], head, res)
 	}
 	if err != nil {
 		return nil, err
@@ -162,8 +166,37 @@ func (r *Recoverer) completeWrite(ctx context.Context, recs []journal.Record, re
 }
 
 // undoWrite puts every file the write touched back as HEAD has it, newest
-// change first.
-func (r *Recoverer) undoWrite(recs []journal.Record, head string, res *Result) error {
+// change first, then the catalog rows of its node files.
+func (r *Recoverer) undoWrite(ctx context.Context, recs []journal.Record, head string, res *Result) error {
+	if err := r.restoreAll(recs, head, res); err != nil {
+		return err
+	}
+	var back, gone []string
+	seen := make(map[string]bool)
+	for _, rec := range recs {
+		if rec.Kind != journal.Put && rec.Kind != journal.Remove || seen[rec.Path] {
+			continue
+		}
+		seen[rec.Path] = true
+		if p, ok := r.local(rec.Path); ok && exists(p) {
+			back = append(back, rec.Path)
+		} else {
+			gone = append(gone, rec.Path)
+		}
+	}
+	if r.complete == nil || len(back)+len(gone) == 0 {
+		return nil
+	}
+	put, del, err := r.complete(ctx, back, gone)
+	if err != nil {
+		return err
+	}
+	res.Actions = append(res.Actions, fmt.Sprintf("put the catalog back with the files: %d node(s) written, %d removed", put, del))
+	return nil
+}
+
+// restoreAll undoes each logged change, newest first.
+func (r *Recoverer) restoreAll(recs []journal.Record, head string, res *Result) error {
 	for i := len(recs) - 1; i >= 0; i-- {
 		rec := recs[i]
 		var err error

@@ -39,6 +39,9 @@ func TestUndoPutsTheForestBackAsHeadHasIt(t *testing.T) {
 	require.NoError(t, j.Note(journal.Record{Kind: journal.Put, Path: "concepts/tide.md"}))
 	require.NoError(t, os.WriteFile(tide, []byte("half a write"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "concepts", ".vine-123.tmp"), nil, 0o644))
+	require.NoError(t, j.Note(journal.Record{Kind: journal.Put, Path: "concepts/new.md"}))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "concepts", "new.md"), []byte("a new node"), 0o644))
+	require.NoError(t, j.Note(journal.Record{Kind: journal.Put, Path: "concepts/tide.md"}))
 	require.NoError(t, j.Note(journal.Record{Kind: journal.Dir, Path: "fresh"}))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "fresh"), 0o755))
 	require.NoError(t, j.Note(journal.Record{Kind: journal.Born, Path: "fresh/data.db"}))
@@ -46,9 +49,10 @@ func TestUndoPutsTheForestBackAsHeadHasIt(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "fresh", "data.db-wal"), []byte("x"), 0o644))
 	require.NoError(t, j.Close())
 
-	complete := func(context.Context, []string, []string) (int, int, error) {
-		t.Fatal("a write that did not land is not completed")
-		return 0, 0, nil
+	var synced [][]string
+	complete := func(_ context.Context, written, removed []string) (int, int, error) {
+		synced = append(synced, written, removed)
+		return len(written), len(removed), nil
 	}
 	res, err := New(j, repo, root, complete, nil).Recover(ctx, false)
 	require.NoError(t, err)
@@ -61,7 +65,10 @@ func TestUndoPutsTheForestBackAsHeadHasIt(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.NoDirExists(t, filepath.Join(dir, "fresh"))
 	assert.NoFileExists(t, filepath.Join(dir, "concepts", ".vine-123.tmp"))
-	assert.Len(t, res.Actions, 4, "%q", res.Actions)
+	assert.NoFileExists(t, filepath.Join(dir, "concepts", "new.md"))
+	assert.Len(t, res.Actions, 6, "%q", res.Actions)
+	assert.Equal(t, [][]string{{"concepts/tide.md"}, {"concepts/new.md"}}, synced,
+		"the catalog follows the node files put back and taken away, once each; payloads are not nodes")
 
 	again, err := New(j, repo, root, complete, nil).Recover(ctx, false)
 	require.NoError(t, err)
