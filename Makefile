@@ -1,6 +1,6 @@
 # Developer tasks. The benchmarks are described in scripts/bench.
 
-.PHONY: bench bench-scale bench-reindex bench-memory
+.PHONY: bench bench-scale bench-reindex bench-memory bench-adopt-fs
 
 # The scale suite at 1,000 and 10,000 nodes, medians against the targets.
 bench:
@@ -17,6 +17,11 @@ bench-reindex:
 # Serve a 100,000-node forest, 1,000 mixed calls; peak RSS against 500 MB.
 bench-memory:
 	scripts/bench memory
+
+# Adopt the man-page corpus (VINE_BENCH_MAN) on fresh tmpfs, ext4 and
+# ext4-without-journal filesystems and on $TMPDIR; needs root.
+bench-adopt-fs:
+	scripts/bench adopt-fs
 
 # Static release binaries of the vine command for every supported
 # platform, with SHA-256 sums, in dist/. The engine is pure Go (SQLite
