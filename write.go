@@ -186,11 +186,16 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 	var add, del []string
 	written := make(map[string][]byte, len(t.puts))
 	for i, n := range t.puts {
+		written[n.ID+forest.NodeExt] = t.data[i]
+	}
+	// A folder's index is hashed while the files are written, not after.
+	pre := gitops.Prehash(written)
+	defer pre.Wait() // before the buffers are recycled, even if git is never reached
+	for i, n := range t.puts {
 		if err := t.writeFile(ctx, n, t.data[i]); err != nil {
 			return "", errors.Join(err, t.rollback())
 		}
 		add = append(add, n.ID+forest.NodeExt)
-		written[n.ID+forest.NodeExt] = t.data[i]
 	}
 	for _, id := range t.removes {
 		if err := t.deleteFile(id); err != nil {
@@ -206,7 +211,7 @@ func (t *txn) commit(ctx context.Context, subject string) (string, error) {
 		}
 	}()
 	sha, err := t.v.repo.Commit(ctx, gitops.Message{Subject: subject}, add, del,
-		gitops.Options{When: t.v.now(), Written: written})
+		gitops.Options{When: t.v.now(), Written: written, Prehashed: pre})
 	up := <-upsert
 	received = true
 	if err != nil {

@@ -36,6 +36,9 @@ type Options struct {
 	// length of its bytes here is read back as usual. Commit keeps none of
 	// these slices once it returns: the caller may reuse them.
 	Written map[string][]byte
+	// Prehashed holds hashes of Written's bytes computed ahead (Prehash);
+	// Commit waits for them and uses those of the very slices in Written.
+	Prehashed *Prehashed
 }
 
 // gitignoreName is the one non-markdown file the forest versions, and only
@@ -116,6 +119,7 @@ func (r *Repo) CommitInit(ctx context.Context, title string, opt Options) (strin
 }
 
 func (r *Repo) commit(ctx context.Context, msg Message, add, remove []string, opt Options, d door) (string, error) {
+	defer opt.Prehashed.Wait() // the caller may reuse the bytes once Commit returns
 	text, err := msg.render(opt.Trailers, TrailersFrom(ctx))
 	if err != nil {
 		return "", err
@@ -135,7 +139,7 @@ func (r *Repo) commit(ctx context.Context, msg Message, add, remove []string, op
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.commitLocked(ctx, text, add, remove, when, opt.Written)
+	return r.commitLocked(ctx, text, add, remove, when, opt)
 }
 
 // selectPaths validates every path, applies the guard and deduplicates,
@@ -190,7 +194,7 @@ func checkPath(p string) error {
 // objects first (harmless if abandoned), then the new index into
 // index.lock, then the branch (the commit point), then index.lock renamed
 // over the index; if that last step fails the branch is moved back.
-func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []string, when time.Time, written map[string][]byte) (sha string, err error) {
+func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []string, when time.Time, opt Options) (sha string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -217,7 +221,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 		c.remove(p) // absent already: nothing to stage
 	}
 	for _, p := range add {
-		if err := r.stage(c, p, written[p]); err != nil {
+		if err := r.stage(c, p, opt.Written[p], opt.Prehashed); err != nil {
 			return "", err
 		}
 	}
@@ -266,8 +270,9 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 
 // stage writes p's content as a blob and points p's index entry at it,
 // with the file's stat data so git sees the worktree file as clean. data
-// is what the caller wrote to p, nil when unknown (Options.Written).
-func (r *Repo) stage(c *indexCache, p string, data []byte) error {
+// is what the caller wrote to p, nil when unknown (Options.Written), and
+// pre may hold its hash.
+func (r *Repo) stage(c *indexCache, p string, data []byte, pre *Prehashed) error {
 	abs := filepath.Join(r.root, filepath.FromSlash(p))
 	// Stat before reading: if the file changes in between, the stat data
 	// disagrees with the blob and git re-hashes instead of trusting it.
@@ -290,7 +295,10 @@ func (r *Repo) stage(c *indexCache, p string, data []byte) error {
 		return fmt.Errorf("gitops: stage %s: %w", p, err)
 	}
 	// A file rewritten with the bytes the index has for it needs no blob.
-	h := plumbing.ComputeHash(plumbing.BlobObject, data)
+	h, ok := pre.sum(p, data)
+	if !ok {
+		h = plumbing.ComputeHash(plumbing.BlobObject, data)
+	}
 	if !c.holds(p, h) {
 		r.putHashed(h, plumbing.BlobObject, data, p)
 	}
