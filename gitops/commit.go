@@ -225,6 +225,8 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 			return "", err
 		}
 	}
+	ahead := r.startEntries()
+	defer ahead.wait()
 	encoded := r.encodeIndex(c)
 	defer encoded.wait()
 	tree, err := r.writeTree(c)
@@ -238,7 +240,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	if err != nil {
 		return "", err
 	}
-	if err := r.writeCommitPack(); err != nil {
+	if err := r.writeCommitPack(ahead); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {

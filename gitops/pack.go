@@ -194,7 +194,7 @@ func (r *Repo) packDir() string { return filepath.Join(r.dot.Root(), "objects", 
 // hold it, so it is compressed once: a new version of a large index is a
 // small delta, and the pack repeats the delta's base (already compressed)
 // to stay readable on its own. Callers hold r.mu.
-func (r *Repo) writeCommitPack() error {
+func (r *Repo) writeCommitPack(ahead *entriesAhead) error {
 	if len(r.batch) == 0 {
 		return nil
 	}
@@ -205,7 +205,10 @@ func (r *Repo) writeCommitPack() error {
 	var bases []pendingObject
 	size := 0
 	for i, o := range r.batch {
-		e, err := r.pend.entry(o, r.zw)
+		e, ok, err := ahead.entry(o)
+		if !ok && err == nil {
+			e, err = r.pend.entry(o, r.zw)
+		}
 		if err != nil {
 			return err
 		}

@@ -54,13 +54,16 @@ type Repo struct {
 	st   *filesystem.Storage // write-side storage, used under mu only
 	objs cache.Object        // decoded-object cache shared by readers (it locks itself)
 
-	mu     sync.Mutex   // serializes commits; guards st and cache
-	cache  *indexCache  // the index as last committed; nil = read from disk
-	packs  time.Time    // objects/pack's mtime when st last indexed the packs
-	zw     *zlib.Writer // reused by the pack writers, under mu
-	batch  []newObject  // objects the commit in progress adds, under mu
-	pend   pending      // the current round of packs (pack.go), under mu
-	prefix packPrefix   // the start of the last commit pack (pack.go), under mu
+	mu    sync.Mutex   // serializes commits; guards st and cache
+	cache *indexCache  // the index as last committed; nil = read from disk
+	packs time.Time    // objects/pack's mtime when st last indexed the packs
+	zw    *zlib.Writer // reused by the pack writers, under mu
+	// zwAhead compresses the entries made ahead (startEntries), under mu
+	// and then by their goroutine alone until it is waited for.
+	zwAhead *zlib.Writer
+	batch   []newObject // objects the commit in progress adds, under mu
+	pend    pending     // the current round of packs (pack.go), under mu
+	prefix  packPrefix  // the start of the last commit pack (pack.go), under mu
 	// indexBufs hold the index files the last two commits wrote, the
 	// latest first, under mu: the cached index's encoded entries point
 	// into the latest (indexCache.enc).
