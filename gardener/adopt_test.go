@@ -4,6 +4,7 @@ package gardener
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,4 +181,35 @@ func TestDestSpellings(t *testing.T) {
 	rep, err := New(v, nil).Adopt(ctx, src, "_index")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a"}, rep.Planted, "_index is the root")
+}
+
+// TestFailedStepLeavesTheReport: a step that fails after it began to
+// report (a hook's error line, a planted branch) is taken back from the
+// report whole, and the steps before it stay.
+func TestFailedStepLeavesTheReport(t *testing.T) {
+	v := newForest(t)
+	src := writeTree(t, map[string]string{"a.md": "# A\n\nText.", "sub/b.md": "# B\n\nText."})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var hookCalls int
+	hook := NamedHook{Name: "cancel-second", Hook: func(ctx context.Context, d *Draft) error {
+		hookCalls++
+		if hookCalls == 2 {
+			cancel() // the document in hand is then not written
+			return errors.New("cancelled here")
+		}
+		return nil
+	}}
+	s, err := New(v, &Options{Hooks: []NamedHook{hook}}).AdoptSteps(ctx, src, "")
+	require.NoError(t, err)
+	_, ok, err := s.Next(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	before := s.Partial()
+	_, ok, err = s.Next(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.False(t, ok)
+	assert.Equal(t, before, s.Partial())
+	assert.Equal(t, []string{"a"}, s.Partial().Planted)
+	assert.Empty(t, s.Partial().Errors, "the failed step's hook line is gone with it")
 }
