@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monkeyllm/vine"
 	"github.com/monkeyllm/vine/gardener/internal/corpus"
 )
 
@@ -113,13 +114,14 @@ func BenchmarkAdoptMan(b *testing.B) {
 // objects.
 func benchAdoptDir(b *testing.B, src string, n int) {
 	var total, cpu time.Duration
+	var steps stepClock
 	var loose int64
 	for b.Loop() {
 		b.StopTimer()
 		v := newForest(b)
 		b.StartTimer()
 		start, cpu0 := time.Now(), cpuTime()
-		rep, err := New(v, nil).Adopt(context.Background(), src, "")
+		rep, err := New(v, &Options{Progress: steps.tick}).Adopt(context.Background(), src, "")
 		total += time.Since(start)
 		cpu += cpuTime() - cpu0
 		if err != nil || len(rep.Planted) != n {
@@ -134,6 +136,49 @@ func benchAdoptDir(b *testing.B, src string, n int) {
 		b.ReportMetric(float64(n*b.N)/cpu.Seconds(), "docs/cpu-s")
 	}
 	b.ReportMetric(float64(loose)/(1<<20), "git-MiB")
+	if r200, rall, ok := steps.rates(n); ok {
+		b.ReportMetric(r200, "steps-200/s")
+		b.ReportMetric(rall/r200, "in-run-ratio")
+	}
+}
+
+// stepClock times an adopt's steps. The first 200 steps of a run over
+// the whole corpus are the n=200 benchmark's work (the same files into
+// an empty forest), so the rate over them against the rate over every
+// step measures how the per-document cost grows, within one process:
+// between processes this machine's speed drifts by a fifth, which
+// swamps the two separate runs' ratio. Both rates start at the first
+// step's end, so neither holds the walk before it or the finish after.
+type stepClock struct {
+	first      time.Time
+	d200, dall time.Duration // summed over runs
+	runs       int
+}
+
+func (c *stepClock) tick(p vine.Progress) {
+	if p.Op != "adopt" {
+		return
+	}
+	now := time.Now()
+	if p.Done == 1 {
+		c.first = now
+	}
+	if p.Done == 200 {
+		c.d200 += now.Sub(c.first)
+	}
+	if p.Done == p.Total {
+		c.dall += now.Sub(c.first)
+		c.runs++
+	}
+}
+
+// rates returns the documents per second over steps 2-200 and over steps
+// 2-n, for runs of more than 200 documents.
+func (c *stepClock) rates(n int) (r200, rall float64, ok bool) {
+	if n <= 200 || c.runs == 0 || c.d200 <= 0 || c.dall <= 0 {
+		return 0, 0, false
+	}
+	return float64(199*c.runs) / c.d200.Seconds(), float64((n-1)*c.runs) / c.dall.Seconds(), true
 }
 
 // sourceFiles lists the regular files under dir, relative and sorted as
