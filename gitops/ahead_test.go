@@ -30,12 +30,12 @@ func TestEntriesAheadAreTheEntries(t *testing.T) {
 			{hash: plumbing.ComputeHash(plumbing.BlobObject, []byte(text)), typ: plumbing.BlobObject, data: []byte(text), key: "g/_index.md"},
 			{hash: plumbing.ComputeHash(plumbing.BlobObject, []byte("small\n")), typ: plumbing.BlobObject, data: []byte("small\n"), key: "g/page.md"},
 		}
-		ahead := r.startEntries()
-		require.NotNil(t, ahead)
-		got, ok, err := ahead.entry(r.batch[0])
+		made := r.startEntries()
+		require.NotNil(t, made)
+		got, ok, err := made.wait().entry(r.batch[0])
 		require.NoError(t, err)
 		require.True(t, ok, "version %d: the index was made ahead", i)
-		_, ok, err = ahead.entry(r.batch[1])
+		_, ok, err = made.wait().entry(r.batch[1])
 		require.NoError(t, err)
 		assert.False(t, ok, "a small blob is the commit's")
 		want, err := r.pend.entry(r.batch[0], r.zw)

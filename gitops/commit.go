@@ -225,8 +225,8 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 			return "", err
 		}
 	}
-	ahead := r.startEntries()
-	defer ahead.wait()
+	entries := r.startEntries()
+	defer entries.wait()
 	encoded := r.encodeIndex(c)
 	defer encoded.wait()
 	tree, err := r.writeTree(c)
@@ -240,7 +240,7 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	if err != nil {
 		return "", err
 	}
-	if err := r.writeCommitPack(ahead); err != nil {
+	if err := r.writeCommitPack(entries); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
@@ -267,36 +267,22 @@ func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []stri
 	return h.String(), nil
 }
 
-// indexJob is the index file being rendered on another goroutine
-// (encodeIndex).
-type indexJob struct {
-	done chan struct{}
-	enc  []uint32
-}
-
-// wait returns the new entry offsets (indexCache.enc) once the index is
-// in r.indexBufs[0]; it may be called again.
-func (j *indexJob) wait() []uint32 {
-	<-j.done
-	return j.enc
-}
-
 // encodeIndex renders c's index into r.indexBufs[0] on another goroutine.
 // The file depends on the staged entries alone, not on the trees or the
 // commit, and at 2,000 files it is 180 KB to render and checksum: that
-// runs while the trees, the commit and its pack are written. Until wait
-// returns, nothing may touch r.indexBufs or c.enc, on any path.
-func (r *Repo) encodeIndex(c *indexCache) *indexJob {
+// runs while the trees, the commit and its pack are written. The result
+// is the new entry offsets (indexCache.enc). Until wait returns, nothing
+// may touch r.indexBufs or c.enc, on any path.
+func (r *Repo) encodeIndex(c *indexCache) *ahead[[]uint32] {
 	// c.enc points into the last commit's index; render into the other
 	// buffer. A cache without enc is encoded whole, so which buffer holds
 	// what matters only while the cache lives.
 	r.indexBufs[0], r.indexBufs[1] = r.indexBufs[1], r.indexBufs[0]
-	j := &indexJob{done: make(chan struct{})}
-	go func() {
-		defer close(j.done)
-		r.indexBufs[0], j.enc = appendIndex(r.indexBufs[0][:0], c.idx, r.indexBufs[1], c.enc)
-	}()
-	return j
+	return goAhead(func() []uint32 {
+		var enc []uint32
+		r.indexBufs[0], enc = appendIndex(r.indexBufs[0][:0], c.idx, r.indexBufs[1], c.enc)
+		return enc
+	})
 }
 
 // stage writes p's content as a blob and points p's index entry at it,

@@ -194,7 +194,7 @@ func (r *Repo) packDir() string { return filepath.Join(r.dot.Root(), "objects", 
 // hold it, so it is compressed once: a new version of a large index is a
 // small delta, and the pack repeats the delta's base (already compressed)
 // to stay readable on its own. Callers hold r.mu.
-func (r *Repo) writeCommitPack(ahead *entriesAhead) error {
+func (r *Repo) writeCommitPack(made *ahead[entriesMade]) error {
 	if len(r.batch) == 0 {
 		return nil
 	}
@@ -205,7 +205,7 @@ func (r *Repo) writeCommitPack(ahead *entriesAhead) error {
 	var bases []pendingObject
 	size := 0
 	for i, o := range r.batch {
-		e, ok, err := ahead.entry(o)
+		e, ok, err := made.wait().entry(o)
 		if !ok && err == nil {
 			e, err = r.pend.entry(o, r.zw)
 		}

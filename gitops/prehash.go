@@ -10,47 +10,39 @@ import "github.com/go-git/go-git/v5/plumbing"
 // after 2,000 documents, about 0.3 ms), work the writer's own file writes
 // can cover instead of preceding.
 type Prehashed struct {
-	done chan struct{}
 	data map[string][]byte
-	sums map[string]plumbing.Hash
+	sums *ahead[map[string]plumbing.Hash]
 }
-
-// prehashMin is the size below which Commit hashes a file itself: handing
-// a small file to another goroutine costs more than hashing it.
-const prehashMin = 32 << 10
 
 // Prehash starts hashing, as git blobs, the files of written (a path and
 // the bytes written to it, as [Options.Written]) of at least 32 KiB, and
-// returns them for [Options.Prehashed]; nil when none is that large. The
-// bytes must not change until Commit or Wait has returned.
+// returns them for [Options.Prehashed]; nil when none is that large:
+// handing a small file to another goroutine costs more than hashing it.
+// The bytes must not change until Commit or Wait has returned.
 func Prehash(written map[string][]byte) *Prehashed {
-	var p *Prehashed
-	for path, data := range written {
-		if len(data) < prehashMin {
-			continue
+	data := map[string][]byte{}
+	for path, b := range written {
+		if len(b) >= aheadMin {
+			data[path] = b
 		}
-		if p == nil {
-			p = &Prehashed{done: make(chan struct{}), data: map[string][]byte{}, sums: map[string]plumbing.Hash{}}
-		}
-		p.data[path] = data
 	}
-	if p == nil {
+	if len(data) == 0 {
 		return nil
 	}
-	go func() {
-		defer close(p.done)
-		for path, data := range p.data {
-			p.sums[path] = plumbing.ComputeHash(plumbing.BlobObject, data)
+	return &Prehashed{data: data, sums: goAhead(func() map[string]plumbing.Hash {
+		sums := make(map[string]plumbing.Hash, len(data))
+		for path, b := range data {
+			sums[path] = plumbing.ComputeHash(plumbing.BlobObject, b)
 		}
-	}()
-	return p
+		return sums
+	})}
 }
 
 // Wait returns once the hashing is done: a writer that does not reach
 // Commit calls it before it reuses the bytes. Commit waits on its own.
 func (p *Prehashed) Wait() {
 	if p != nil {
-		<-p.done
+		p.sums.wait()
 	}
 }
 
@@ -60,10 +52,10 @@ func (p *Prehashed) sum(path string, data []byte) (plumbing.Hash, bool) {
 	if p == nil {
 		return plumbing.ZeroHash, false
 	}
-	p.Wait()
+	sums := p.sums.wait()
 	had, ok := p.data[path]
 	if !ok || len(had) != len(data) || len(data) == 0 || &had[0] != &data[0] {
 		return plumbing.ZeroHash, false
 	}
-	return p.sums[path], true
+	return sums[path], true
 }

@@ -16,8 +16,8 @@ import (
 // bytes it was computed from; any other bytes at the path are hashed in
 // Commit, and what lands is always what the file holds.
 func TestPrehashedBlobs(t *testing.T) {
-	big := indexText(600) // above prehashMin
-	require.GreaterOrEqual(t, len(big), prehashMin)
+	big := indexText(600) // above aheadMin
+	require.GreaterOrEqual(t, len(big), aheadMin)
 	tests := []struct {
 		name    string
 		file    string                     // what the worktree file holds
@@ -54,9 +54,8 @@ func TestPrehashedSumIsUsed(t *testing.T) {
 	data := []byte(indexText(600))
 	writeFile(t, dir, "g/_index.md", string(data))
 	wrong := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
-	pre := &Prehashed{done: make(chan struct{}), data: map[string][]byte{"g/_index.md": data},
-		sums: map[string]plumbing.Hash{"g/_index.md": wrong}}
-	close(pre.done)
+	pre := &Prehashed{data: map[string][]byte{"g/_index.md": data},
+		sums: goAhead(func() map[string]plumbing.Hash { return map[string]plumbing.Hash{"g/_index.md": wrong} })}
 	c, err := r.loadIndex()
 	require.NoError(t, err)
 	require.NoError(t, r.stage(c, "g/_index.md", data, pre))
@@ -67,7 +66,7 @@ func TestPrehashedSumIsUsed(t *testing.T) {
 }
 
 func TestPrehashSkipsSmallFiles(t *testing.T) {
-	for _, n := range []int{0, 1, prehashMin - 1} {
+	for _, n := range []int{0, 1, aheadMin - 1} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			pre := Prehash(map[string][]byte{"a.md": make([]byte, n)})
 			assert.Nil(t, pre)
