@@ -192,13 +192,13 @@ func checkPath(p string) error {
 
 // commitLocked does the work under r.mu. Order is what makes it atomic:
 // objects first (harmless if abandoned), then the new index into
-// index.lock, then the branch (the commit point), then index.lock renamed
-// over the index; if that last step fails the branch is moved back.
+// index.lock, then the branch (the commit point), then index.lock put in
+// place of the index; if that last step fails the branch is moved back.
 func (r *Repo) commitLocked(ctx context.Context, text string, add, remove []string, when time.Time, opt Options) (sha string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	lock, err := acquire(r.dot, "index")
+	lock, err := r.lockIndex()
 	if err != nil {
 		return "", err
 	}

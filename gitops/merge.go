@@ -332,7 +332,7 @@ func (r *Repo) FinishMerge(ctx context.Context, p *MergePlan, msg Message, opt O
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	lock, err := acquire(r.dot, "index")
+	lock, err := r.lockIndex()
 	if err != nil {
 		return "", err
 	}

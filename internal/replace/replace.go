@@ -23,8 +23,9 @@
 //
 // A process killed between the exchange and the unlink leaves the
 // temporary name holding the old bytes: callers use names their repair
-// already sweeps (a lock file removed when found, a temporary file
-// deleted), never names it would promote.
+// sweeps (a lock file removed when found, a temporary file deleted), or,
+// for git's index.lock, which a repair promotes, tell the old bytes from
+// the new before they do (gitops.Repo.FinishInterrupted).
 package replace
 
 import "os"
