@@ -76,7 +76,7 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 	defer r.mu.Unlock()
 	r.cache = nil
 	var done []string
-	ref, _, err := headTarget(r.refFiles(r.st))
+	ref, head, err := headTarget(r.refFiles(r.st))
 	if err != nil {
 		return nil, fmt.Errorf("gitops: resolve HEAD: %w", err)
 	}
@@ -93,7 +93,7 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 			continue
 		}
 		if name == "index" && landed {
-			swapped, err := r.indexHoldsHead()
+			swapped, err := r.indexHolds(head)
 			if err != nil {
 				return done, err
 			}
@@ -113,13 +113,13 @@ func (r *Repo) FinishInterrupted(since time.Time, landed bool) ([]string, error)
 	return done, nil
 }
 
-// indexHoldsHead reports whether the index describes HEAD's tree. The
-// trees are computed, not stored: the objects go to the batch of the next
-// commit, which starts by emptying it.
-func (r *Repo) indexHoldsHead() (bool, error) {
-	h, err := headHash(r.refFiles(r.st))
-	if err != nil || h.IsZero() {
-		return false, err
+// indexHolds reports whether the index describes the tree of commit h
+// (false for the zero hash of an unborn branch). The trees are computed,
+// not stored: the objects go to the batch of the next commit, which
+// starts by emptying it.
+func (r *Repo) indexHolds(h plumbing.Hash) (bool, error) {
+	if h.IsZero() {
+		return false, nil
 	}
 	head, err := object.GetCommit(r.reader(), h)
 	if err != nil {

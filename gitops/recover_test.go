@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,7 +57,7 @@ func TestFinishInterruptedIndex(t *testing.T) {
 			got, err := os.ReadFile(filepath.Join(gitDir, "index"))
 			require.NoError(t, err)
 			assert.Equal(t, index[tt.wantIndex], got)
-			held, err := r.indexHoldsHead()
+			held, err := r.indexHolds(headOf(t, r))
 			require.NoError(t, err)
 			assert.True(t, held, "the index describes HEAD's tree")
 
@@ -83,9 +84,17 @@ func TestIndexIsSwappedIntoPlace(t *testing.T) {
 		_, err := r.Commit(ctx, Message{Subject: name}, []string{name}, nil, at(i+1))
 		require.NoError(t, err)
 		assert.NoFileExists(t, filepath.Join(dir, ".git", "index.lock"))
-		held, err := r.indexHoldsHead()
+		held, err := r.indexHolds(headOf(t, r))
 		require.NoError(t, err)
 		assert.True(t, held)
 	}
 	assert.Empty(t, gitCmd(t, dir, "status", "--porcelain"))
+}
+
+// headOf is HEAD's commit.
+func headOf(t *testing.T, r *Repo) plumbing.Hash {
+	t.Helper()
+	h, err := headHash(r.refFiles(r.st))
+	require.NoError(t, err)
+	return h
 }
